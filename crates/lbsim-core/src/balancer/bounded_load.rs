@@ -1,0 +1,135 @@
+//! Consistent hashing with bounded loads, as HAProxy's
+//! `hash-balance-factor` (`chash_server_is_eligible` in `lb_chash.c`).
+//!
+//! The allowance in flight is `tot = ((served + 1) * factor + 99) / 100`
+//! (served = unfinished requests this copy has in flight, the `+ 1` being
+//! the one about to go), split by weight: each server gets
+//! `weight * (tot / total_weight)` plus its cumulative-weight share of the
+//! remainder, and at least 1. Walking clockwise from the key's point, the
+//! first server below its allowance wins; since the allowances add up to
+//! more than what is in flight, one always is.
+
+use alloc::vec::Vec;
+
+use super::consistent_hash::Ring;
+use super::{Balancer, Pick, Pool, Rng, Unfinished};
+use crate::hash::HashFn;
+
+/// HAProxy's allowance for a server with weight `weight`, whose
+/// predecessors' weights sum to `cumulative`, when `served` requests are in
+/// flight across servers of total weight `total_weight`.
+pub fn allowance(served: u64, factor: u64, weight: u64, cumulative: u64, total_weight: u64) -> u64 {
+    // HAProxy writes `(... + 99) / 100`: a ceiling division.
+    let tot_slots = ((served + 1) * factor).div_ceil(100);
+    let slots_per_weight = tot_slots / total_weight;
+    let remainder = tot_slots % total_weight;
+    let slots = weight * slots_per_weight + ((cumulative + weight) * remainder) / total_weight
+        - (cumulative * remainder) / total_weight;
+    slots.max(1)
+}
+
+/// Consistent hashing with bounded loads.
+pub struct BoundedLoad {
+    ring: Ring,
+    hash: HashFn,
+    factor: u64,
+    weights: Vec<u64>,
+    cumulative: Vec<u64>,
+    total_weight: u64,
+    unfinished: Unfinished,
+    served: u64,
+}
+
+impl BoundedLoad {
+    /// Bounded loads over `pool`.
+    pub fn new(pool: &Pool) -> BoundedLoad {
+        let weights: Vec<u64> = pool.weights.iter().map(|&w| u64::from(w)).collect();
+        let cumulative = weights
+            .iter()
+            .scan(0, |sum, &w| {
+                let before = *sum;
+                *sum += w;
+                Some(before)
+            })
+            .collect();
+        BoundedLoad {
+            ring: Ring::new(pool),
+            hash: pool.hash,
+            factor: u64::from(pool.balance_factor),
+            total_weight: weights.iter().sum(),
+            weights,
+            cumulative,
+            unfinished: Unfinished::new(pool.len()),
+            served: 0,
+        }
+    }
+
+    fn eligible(&self, server: usize) -> bool {
+        let slots = allowance(
+            self.served,
+            self.factor,
+            self.weights[server],
+            self.cumulative[server],
+            self.total_weight,
+        );
+        u64::from(self.unfinished.get(server)) < slots
+    }
+}
+
+impl Balancer for BoundedLoad {
+    fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
+        let h = self.hash.hash(request.key().as_bytes());
+        self.ring.walk(h).find(|&s| self.eligible(s)).unwrap_or(0)
+    }
+
+    fn dispatched(&mut self, server: usize) {
+        self.unfinished.add(server);
+        self.served += 1;
+    }
+
+    fn completed(&mut self, server: usize, _now_ms: f64, _latency_ms: f64) {
+        self.unfinished.remove(server);
+        self.served = self.served.saturating_sub(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowances(served: u64, factor: u64) -> [u64; 3] {
+        [0, 1, 2].map(|i| allowance(served, factor, 1, i, 3))
+    }
+
+    #[test]
+    fn haproxy_allowance_vectors() {
+        assert_eq!(allowances(9, 125), [4, 4, 5]);
+        assert_eq!(allowances(0, 150), [1, 1, 1]);
+    }
+
+    #[test]
+    fn a_full_server_passes_its_key_clockwise() {
+        let pool = Pool::named(&["a", "b", "c"]);
+        let mut bl = BoundedLoad::new(&pool);
+        let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
+        let req = Pick {
+            now_ms: 0.0,
+            user: 7,
+        };
+        let home = bl.pick(&req, &mut rng);
+        // Nothing in flight: tot = (0 + 1) * 125 + 99) / 100 = 2 slots over
+        // 3 servers, at least 1 each, so the home server takes it.
+        assert_eq!(home, bl.ring.owner(bl.hash.hash(req.key().as_bytes())));
+        bl.dispatched(home);
+        // One in flight: tot = 3, one slot each; home is full.
+        let next = bl.pick(&req, &mut rng);
+        assert_ne!(next, home, "over its allowance, the key walks on");
+        assert_eq!(
+            next,
+            bl.ring
+                .walk(bl.hash.hash(req.key().as_bytes()))
+                .find(|&s| s != home)
+                .unwrap()
+        );
+    }
+}

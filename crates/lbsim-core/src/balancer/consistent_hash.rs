@@ -1,0 +1,113 @@
+//! Consistent hashing on a ring of virtual nodes, as ketama: point `i` of
+//! server `name` sits at `hash("{name}#{i}")`, `vnodes` points per weight
+//! unit (160 by default, as ketama); a key goes to the first point
+//! clockwise from its hash, wrapping past the last. Equal points keep
+//! server order, so the ring is the same on every machine.
+
+use alloc::vec::Vec;
+
+use super::{Balancer, Pick, Pool, Rng};
+use crate::hash::{HashFn, KeyBuf};
+
+/// A hash ring: sorted (point, server) pairs.
+#[derive(Clone, Debug)]
+pub struct Ring {
+    points: Vec<(u64, u32)>,
+}
+
+impl Ring {
+    /// The ring of `pool`.
+    pub fn new(pool: &Pool) -> Ring {
+        Ring::build(&pool.names, &pool.weights, pool.vnodes, pool.hash)
+    }
+
+    /// The ring of `names` with `vnodes` points per unit of `weights`.
+    pub fn build<S: AsRef<str>>(names: &[S], weights: &[u32], vnodes: u32, hash: HashFn) -> Ring {
+        let mut points = Vec::new();
+        for (server, (name, &weight)) in names.iter().zip(weights).enumerate() {
+            for i in 0..u64::from(vnodes) * u64::from(weight) {
+                let mut key = KeyBuf::text(name.as_ref());
+                key.push_str("#");
+                key.push_u64(i);
+                points.push((hash.hash(key.as_bytes()), server as u32));
+            }
+        }
+        points.sort_unstable();
+        Ring { points }
+    }
+
+    /// Index of the first point at or clockwise after `h`.
+    pub fn position(&self, h: u64) -> usize {
+        let i = self.points.partition_point(|&(p, _)| p < h);
+        if i == self.points.len() {
+            0
+        } else {
+            i
+        }
+    }
+
+    /// The server owning hash `h`.
+    pub fn owner(&self, h: u64) -> usize {
+        self.points[self.position(h)].1 as usize
+    }
+
+    /// Servers of the points clockwise from `h`, once round the ring.
+    pub fn walk(&self, h: u64) -> impl Iterator<Item = usize> + '_ {
+        let start = self.position(h);
+        self.points[start..]
+            .iter()
+            .chain(&self.points[..start])
+            .map(|&(_, s)| s as usize)
+    }
+}
+
+/// Consistent hashing on a ring.
+pub struct ConsistentHash {
+    ring: Ring,
+    hash: HashFn,
+}
+
+impl ConsistentHash {
+    /// The ring of `pool`.
+    pub fn new(pool: &Pool) -> ConsistentHash {
+        ConsistentHash {
+            ring: Ring::new(pool),
+            hash: pool.hash,
+        }
+    }
+}
+
+impl Balancer for ConsistentHash {
+    fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
+        self.ring.owner(self.hash.hash(request.key().as_bytes()))
+    }
+
+    fn observes_completions(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_go_clockwise_and_wrap() {
+        let ring = Ring {
+            points: alloc::vec![(10, 0), (20, 1), (30, 2)],
+        };
+        assert_eq!(ring.owner(5), 0);
+        assert_eq!(ring.owner(10), 0);
+        assert_eq!(ring.owner(11), 1);
+        assert_eq!(ring.owner(30), 2);
+        assert_eq!(ring.owner(31), 0, "past the last point wraps to the first");
+        assert_eq!(ring.walk(25).collect::<Vec<_>>(), [2, 0, 1]);
+    }
+
+    #[test]
+    fn ring_has_vnodes_points_per_weight_unit() {
+        let ring = Ring::build(&["a", "b"], &[1, 3], 160, HashFn::Xxh64);
+        assert_eq!(ring.points.len(), 640);
+        assert_eq!(ring.points.iter().filter(|p| p.1 == 1).count(), 480);
+    }
+}

@@ -1,0 +1,302 @@
+//! Least connections: the server with the fewest unfinished requests
+//! (running + queued) per weight, as this balancer copy sees them, compared
+//! by cross-multiplication as NGINX `least_conn` does.
+//!
+//! Ties rotate: like HAProxy's leastconn tree, a server whose count changes
+//! is queued behind the servers already at its new count, so among equals
+//! the one that has waited longest goes first. With all counts equal this
+//! is plain rotation.
+//!
+//! The structure is indexed, not a scan, so the cost per request does not
+//! grow with the pool: equal weights use one FIFO list per count level
+//! (counts move by one, so every operation is O(1)); unequal weights use an
+//! ordered set keyed by (count / weight, arrival order at that key), O(log N).
+
+use alloc::collections::BTreeSet;
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use super::{Balancer, Pick, Pool, Rng};
+
+const NIL: u32 = u32::MAX;
+
+/// FIFO lists of servers, one per unfinished count, with the lowest
+/// non-empty level tracked.
+#[derive(Clone, Debug)]
+pub struct LevelLists {
+    level: Vec<u32>,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    min: usize,
+}
+
+impl LevelLists {
+    /// `n` servers, all at count 0, in index order.
+    pub fn new(n: usize) -> LevelLists {
+        let mut lists = LevelLists {
+            level: alloc::vec![0; n],
+            prev: alloc::vec![NIL; n],
+            next: alloc::vec![NIL; n],
+            head: alloc::vec![NIL],
+            tail: alloc::vec![NIL],
+            min: 0,
+        };
+        for s in 0..n {
+            lists.append(s, 0);
+        }
+        lists
+    }
+
+    /// The server at the head of the lowest level.
+    pub fn first(&self) -> usize {
+        self.head[self.min] as usize
+    }
+
+    /// Unfinished count of `server`.
+    pub fn count(&self, server: usize) -> u32 {
+        self.level[server]
+    }
+
+    /// One more unfinished request on `server`.
+    pub fn increment(&mut self, server: usize) {
+        let to = self.level[server] as usize + 1;
+        self.relevel(server, to);
+    }
+
+    /// One fewer unfinished request on `server`.
+    pub fn decrement(&mut self, server: usize) {
+        if let Some(to) = (self.level[server] as usize).checked_sub(1) {
+            self.relevel(server, to);
+        }
+    }
+
+    fn relevel(&mut self, server: usize, to: usize) {
+        self.unlink(server);
+        if to >= self.head.len() {
+            self.head.resize(to + 1, NIL);
+            self.tail.resize(to + 1, NIL);
+        }
+        self.append(server, to);
+        if to < self.min {
+            self.min = to;
+        }
+        while self.head[self.min] == NIL {
+            self.min += 1;
+        }
+    }
+
+    fn unlink(&mut self, s: usize) {
+        let level = self.level[s] as usize;
+        let (p, n) = (self.prev[s], self.next[s]);
+        if p == NIL {
+            self.head[level] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NIL {
+            self.tail[level] = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+    }
+
+    fn append(&mut self, s: usize, level: usize) {
+        self.level[s] = level as u32;
+        self.prev[s] = self.tail[level];
+        self.next[s] = NIL;
+        match self.tail[level] {
+            NIL => self.head[level] = s as u32,
+            t => self.next[t as usize] = s as u32,
+        }
+        self.tail[level] = s as u32;
+    }
+}
+
+/// `count / weight`, ordered by cross-multiplication.
+#[derive(Clone, Copy, Debug)]
+struct PerWeight {
+    count: u32,
+    weight: u32,
+}
+
+impl Ord for PerWeight {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (u64::from(self.count) * u64::from(other.weight))
+            .cmp(&(u64::from(other.count) * u64::from(self.weight)))
+    }
+}
+
+impl PartialOrd for PerWeight {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for PerWeight {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for PerWeight {}
+
+/// Servers ordered by (count / weight, when they reached it).
+#[derive(Clone, Debug)]
+pub struct WeightedOrder {
+    set: BTreeSet<(PerWeight, u64, u32)>,
+    keys: Vec<(PerWeight, u64)>,
+    clock: u64,
+}
+
+impl WeightedOrder {
+    /// All servers at count 0, in index order.
+    pub fn new(weights: &[u32]) -> WeightedOrder {
+        let keys: Vec<(PerWeight, u64)> = weights
+            .iter()
+            .enumerate()
+            .map(|(i, &weight)| (PerWeight { count: 0, weight }, i as u64))
+            .collect();
+        let set = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &(k, seq))| (k, seq, i as u32))
+            .collect();
+        WeightedOrder {
+            set,
+            clock: keys.len() as u64,
+            keys,
+        }
+    }
+
+    /// The server with the lowest count per weight, longest-waiting first.
+    pub fn first(&self) -> usize {
+        self.set.first().map_or(0, |&(_, _, s)| s as usize)
+    }
+
+    /// Unfinished count of `server`.
+    pub fn count(&self, server: usize) -> u32 {
+        self.keys[server].0.count
+    }
+
+    /// Moves `server` to count `count`, behind its new equals.
+    pub fn set_count(&mut self, server: usize, count: u32) {
+        let (key, seq) = self.keys[server];
+        self.set.remove(&(key, seq, server as u32));
+        let key = PerWeight {
+            count,
+            weight: key.weight,
+        };
+        self.keys[server] = (key, self.clock);
+        self.set.insert((key, self.clock, server as u32));
+        self.clock += 1;
+    }
+}
+
+enum Order {
+    Equal(LevelLists),
+    Weighted(WeightedOrder),
+}
+
+/// Least connections.
+pub struct LeastConnections {
+    order: Order,
+}
+
+impl LeastConnections {
+    /// Least connections over `pool`.
+    pub fn new(pool: &Pool) -> LeastConnections {
+        let order = if pool.equal_weights() {
+            Order::Equal(LevelLists::new(pool.len()))
+        } else {
+            Order::Weighted(WeightedOrder::new(&pool.weights))
+        };
+        LeastConnections { order }
+    }
+}
+
+impl Balancer for LeastConnections {
+    fn pick(&mut self, _request: &Pick, _rng: &mut Rng) -> usize {
+        match &self.order {
+            Order::Equal(lists) => lists.first(),
+            Order::Weighted(order) => order.first(),
+        }
+    }
+
+    fn dispatched(&mut self, server: usize) {
+        match &mut self.order {
+            Order::Equal(lists) => lists.increment(server),
+            Order::Weighted(order) => order.set_count(server, order.count(server) + 1),
+        }
+    }
+
+    fn completed(&mut self, server: usize, _now_ms: f64, _latency_ms: f64) {
+        match &mut self.order {
+            Order::Equal(lists) => lists.decrement(server),
+            Order::Weighted(order) => {
+                order.set_count(server, order.count(server).saturating_sub(1))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The O(1) lists and the ordered set are two indexes of one rule:
+        /// with equal weights they must agree pick for pick, and the pick
+        /// must have the minimum count.
+        #[test]
+        fn level_lists_agree_with_the_ordered_set(n in 1usize..12, ops in proptest::collection::vec((any::<bool>(), 0usize..12), 0..400)) {
+            let mut lists = LevelLists::new(n);
+            let mut set = WeightedOrder::new(&alloc::vec![3; n]);
+            for (up, s) in ops {
+                let s = s % n;
+                if up {
+                    lists.increment(s);
+                    set.set_count(s, set.count(s) + 1);
+                } else if lists.count(s) > 0 {
+                    lists.decrement(s);
+                    set.set_count(s, set.count(s) - 1);
+                }
+                prop_assert_eq!(lists.first(), set.first());
+                let min = (0..n).map(|i| lists.count(i)).min().unwrap();
+                prop_assert_eq!(lists.count(lists.first()), min);
+            }
+        }
+    }
+
+    #[test]
+    fn ties_rotate_and_weights_scale_counts() {
+        let mut lc = LeastConnections::new(&Pool::named(&["a", "b", "c"]));
+        let mut rng = <super::Rng as rand::SeedableRng>::seed_from_u64(0);
+        let req = Pick {
+            now_ms: 0.0,
+            user: 1,
+        };
+        let mut picks = alloc::vec::Vec::new();
+        for _ in 0..6 {
+            let s = lc.pick(&req, &mut rng);
+            lc.dispatched(s);
+            picks.push(s);
+        }
+        assert_eq!(picks, [0, 1, 2, 0, 1, 2]);
+
+        // Weights 2,1: a takes two requests for every one of b's.
+        let mut pool = Pool::named(&["a", "b"]);
+        pool.weights = alloc::vec![2, 1];
+        let mut lc = LeastConnections::new(&pool);
+        let picks: alloc::vec::Vec<usize> = (0..6)
+            .map(|_| {
+                let s = lc.pick(&req, &mut rng);
+                lc.dispatched(s);
+                s
+            })
+            .collect();
+        assert_eq!(picks.iter().filter(|&&s| s == 0).count(), 4);
+    }
+}

@@ -1,0 +1,120 @@
+//! Maglev hashing (Eisenbud et al., NSDI 2016): a lookup table of M =
+//! 65,537 entries (a prime) filled by the paper's population algorithm.
+//! Backend `i` has the permutation `(offset + j * skip) mod M` with
+//! `offset = h1(name) mod M` and `skip = h2(name) mod (M - 1) + 1`; backends
+//! take turns claiming their next preferred free entry until the table is
+//! full. `h1` is the pool's hash of the name and `h2` its hash of
+//! `"{name}#skip"`. A key goes to `table[hash(key) mod M]`. Weights are not
+//! used (every backend takes one entry per turn, as in the paper).
+
+use alloc::vec::Vec;
+
+use super::{Balancer, Pick, Pool, Rng};
+use crate::hash::{HashFn, KeyBuf};
+
+/// The table size of the paper's production setting.
+pub const TABLE_SIZE: u64 = 65_537;
+
+/// Each backend's (offset, skip) for a table of size `m`.
+pub fn permutations<S: AsRef<str>>(names: &[S], hash: HashFn, m: u64) -> Vec<(u64, u64)> {
+    names
+        .iter()
+        .map(|name| {
+            let mut skip_key = KeyBuf::text(name.as_ref());
+            skip_key.push_str("#skip");
+            let offset = hash.hash(name.as_ref().as_bytes()) % m;
+            let skip = hash.hash(skip_key.as_bytes()) % (m - 1) + 1;
+            (offset, skip)
+        })
+        .collect()
+}
+
+/// The paper's population (Pseudocode 1): the table of backend indices.
+pub fn populate(permutations: &[(u64, u64)], m: u64) -> Vec<u32> {
+    const EMPTY: u32 = u32::MAX;
+    let mut entry = alloc::vec![EMPTY; m as usize];
+    if permutations.is_empty() {
+        return entry;
+    }
+    let mut next = alloc::vec![0u64; permutations.len()];
+    let mut filled = 0;
+    loop {
+        for (i, &(offset, skip)) in permutations.iter().enumerate() {
+            let mut c = (offset + next[i] * skip) % m;
+            while entry[c as usize] != EMPTY {
+                next[i] += 1;
+                c = (offset + next[i] * skip) % m;
+            }
+            entry[c as usize] = i as u32;
+            next[i] += 1;
+            filled += 1;
+            if filled == m {
+                return entry;
+            }
+        }
+    }
+}
+
+/// Maglev lookup.
+pub struct Maglev {
+    table: Vec<u32>,
+    hash: HashFn,
+}
+
+impl Maglev {
+    /// The table of `pool`.
+    pub fn new(pool: &Pool) -> Maglev {
+        let perms = permutations(&pool.names, pool.hash, TABLE_SIZE);
+        Maglev {
+            table: populate(&perms, TABLE_SIZE),
+            hash: pool.hash,
+        }
+    }
+
+    /// The backend of hash `h`.
+    pub fn lookup(table: &[u32], h: u64) -> usize {
+        table[(h % table.len() as u64) as usize] as usize
+    }
+}
+
+impl Balancer for Maglev {
+    fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
+        Maglev::lookup(&self.table, self.hash.hash(request.key().as_bytes()))
+    }
+
+    fn observes_completions(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_table_1() {
+        // Maglev paper, Table 1: M = 7; B0 (offset 3, skip 4), B1 (0, 2), B2 (3, 1).
+        let before = populate(&[(3, 4), (0, 2), (3, 1)], 7);
+        assert_eq!(before, [1, 0, 1, 0, 2, 2, 0]);
+        // B1 removed: the remaining backends keep their permutations.
+        let after: Vec<u32> = populate(&[(3, 4), (3, 1)], 7)
+            .into_iter()
+            .map(|i| [0, 2][i as usize])
+            .collect();
+        assert_eq!(after, [0, 0, 0, 0, 2, 2, 2]);
+    }
+
+    #[test]
+    fn shares_are_near_equal() {
+        // The paper's point: each backend gets nearly M / N entries.
+        let names: Vec<alloc::string::String> = (1..=5).map(|i| alloc::format!("s{i}")).collect();
+        let table = populate(&permutations(&names, HashFn::Xxh64, TABLE_SIZE), TABLE_SIZE);
+        for b in 0..5 {
+            let owned = table.iter().filter(|&&e| e == b).count() as f64;
+            assert!(
+                (owned / TABLE_SIZE as f64 - 0.2).abs() < 0.01,
+                "backend {b} owns {owned}"
+            );
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Load-balancing rules, one module each, behind one [`Balancer`] trait.
+//!
+//! A balancer copy sees only what it sent itself: `dispatched` and
+//! `completed` are called for its own requests only (partial views). Adding
+//! an algorithm is one module plus one line in [`AlgorithmId::ALL`] and
+//! [`build`].
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::hash::{HashFn, KeyBuf};
+
+pub mod bounded_load;
+pub mod consistent_hash;
+pub mod least_connections;
+pub mod least_request;
+pub mod maglev;
+pub mod peak_ewma;
+pub mod power_of_two;
+pub mod random;
+pub mod rendezvous;
+pub mod round_robin;
+pub mod user_hash;
+
+/// The random generator every rule draws its own choices from.
+pub type Rng = rand_chacha::ChaCha8Rng;
+
+/// What a balancer knows about a request when it picks.
+#[derive(Clone, Copy, Debug)]
+pub struct Pick {
+    /// Arrival time in ms.
+    pub now_ms: f64,
+    /// The user (1-based); the hashing key is `user-{id}`.
+    pub user: u32,
+}
+
+impl Pick {
+    /// The hashing key `user-{id}`.
+    pub fn key(&self) -> KeyBuf {
+        KeyBuf::new("user-", u64::from(self.user))
+    }
+}
+
+/// A load-balancing rule.
+pub trait Balancer {
+    /// Chooses a server (an index into the pool) for a request.
+    fn pick(&mut self, request: &Pick, rng: &mut Rng) -> usize;
+    /// The request picked last went to `server`.
+    fn dispatched(&mut self, _server: usize) {}
+    /// A request this copy sent to `server` finished at `now_ms` after
+    /// `latency_ms`.
+    fn completed(&mut self, _server: usize, _now_ms: f64, _latency_ms: f64) {}
+    /// Whether the rule reads completions; static rules skip that work.
+    fn observes_completions(&self) -> bool {
+        true
+    }
+}
+
+/// The pool as the rules see it.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    /// Server names (`s1`.. unless given).
+    pub names: Vec<String>,
+    /// Server weights.
+    pub weights: Vec<u32>,
+    /// Hash function of the hashing rules.
+    pub hash: HashFn,
+    /// Ring points per weight unit.
+    pub vnodes: u32,
+    /// Bounded-load factor in percent.
+    pub balance_factor: u32,
+}
+
+impl Pool {
+    /// A pool of `names` with weight 1 each and the scenario defaults.
+    pub fn named(names: &[&str]) -> Pool {
+        Pool {
+            names: names.iter().map(|n| String::from(*n)).collect(),
+            weights: alloc::vec![1; names.len()],
+            hash: HashFn::Fnv1a32,
+            vnodes: 160,
+            balance_factor: 125,
+        }
+    }
+
+    /// Number of servers.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the pool has no server.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Whether all weights are equal, so rules can take their unweighted path.
+    pub fn equal_weights(&self) -> bool {
+        self.weights.windows(2).all(|w| w[0] == w[1])
+    }
+}
+
+macro_rules! algorithms {
+    ($($variant:ident => $id:literal, $doc:literal;)*) => {
+        /// The stable id of an algorithm (CLI, URL, JSON).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum AlgorithmId {
+            $(#[doc = $doc] $variant,)*
+        }
+
+        impl AlgorithmId {
+            /// Every algorithm, in canonical (display) order.
+            pub const ALL: &'static [AlgorithmId] = &[$(AlgorithmId::$variant,)*];
+
+            /// The kebab-case id.
+            pub fn id(self) -> &'static str {
+                match self { $(AlgorithmId::$variant => $id,)* }
+            }
+
+            /// One line on what the rule does.
+            pub fn description(self) -> &'static str {
+                match self { $(AlgorithmId::$variant => $doc,)* }
+            }
+        }
+    };
+}
+
+algorithms! {
+    RoundRobin => "round-robin", "smooth weighted round robin (NGINX)";
+    Random => "random", "weighted random";
+    LeastConnections => "least-connections", "fewest unfinished per weight, ties rotate (NGINX least_conn)";
+    PowerOfTwo => "power-of-two", "two distinct random servers, the less loaded wins (NGINX random two)";
+    LeastRequest => "least-request", "Envoy least request (P2C, or weighted EDF with active-request bias)";
+    PeakEwma => "peak-ewma", "two choices on peak EWMA latency x (active + 1) (Finagle, Linkerd)";
+    UserHash => "user-hash", "hash of the user key modulo N";
+    ConsistentHash => "consistent-hash", "ring of virtual nodes (ketama)";
+    BoundedLoad => "bounded-load", "consistent hashing with bounded loads (HAProxy hash-balance-factor)";
+    Maglev => "maglev", "Maglev lookup table of 65,537 entries";
+    Rendezvous => "rendezvous", "highest random weight";
+}
+
+impl FromStr for AlgorithmId {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        AlgorithmId::ALL
+            .iter()
+            .copied()
+            .find(|a| a.id() == s)
+            .ok_or(())
+    }
+}
+
+/// A fresh balancer copy for `pool`.
+pub fn build(id: AlgorithmId, pool: &Pool) -> Box<dyn Balancer> {
+    match id {
+        AlgorithmId::RoundRobin => Box::new(round_robin::RoundRobin::new(pool)),
+        AlgorithmId::Random => Box::new(random::Random::new(pool)),
+        AlgorithmId::LeastConnections => Box::new(least_connections::LeastConnections::new(pool)),
+        AlgorithmId::PowerOfTwo => Box::new(power_of_two::PowerOfTwo::new(pool)),
+        AlgorithmId::LeastRequest => Box::new(least_request::LeastRequest::new(pool)),
+        AlgorithmId::PeakEwma => Box::new(peak_ewma::PeakEwma::new(pool)),
+        AlgorithmId::UserHash => Box::new(user_hash::UserHash::new(pool)),
+        AlgorithmId::ConsistentHash => Box::new(consistent_hash::ConsistentHash::new(pool)),
+        AlgorithmId::BoundedLoad => Box::new(bounded_load::BoundedLoad::new(pool)),
+        AlgorithmId::Maglev => Box::new(maglev::Maglev::new(pool)),
+        AlgorithmId::Rendezvous => Box::new(rendezvous::Rendezvous::new(pool)),
+    }
+}
+
+/// Unfinished (running + queued) requests per server, as one copy sees them.
+#[derive(Clone, Debug)]
+pub struct Unfinished {
+    counts: Vec<u32>,
+}
+
+impl Unfinished {
+    /// All zero for `n` servers.
+    pub fn new(n: usize) -> Unfinished {
+        Unfinished {
+            counts: alloc::vec![0; n],
+        }
+    }
+
+    /// Unfinished requests on `server`.
+    pub fn get(&self, server: usize) -> u32 {
+        self.counts[server]
+    }
+
+    /// One more on `server`.
+    pub fn add(&mut self, server: usize) {
+        self.counts[server] += 1;
+    }
+
+    /// One fewer on `server`.
+    pub fn remove(&mut self, server: usize) {
+        self.counts[server] = self.counts[server].saturating_sub(1);
+    }
+}
+
+/// Whether `a / wa < b / wb`, by cross-multiplication as NGINX does, so no
+/// division rounds.
+pub fn fewer_per_weight(a: u32, wa: u32, b: u32, wb: u32) -> bool {
+    u64::from(a) * u64::from(wb) < u64::from(b) * u64::from(wa)
+}
+
+/// Two distinct servers drawn with probability proportional to weight (the
+/// second from the rest), in O(log N).
+pub fn two_distinct(cumulative: &[u64], rng: &mut Rng) -> (usize, usize) {
+    use rand::Rng as _;
+    let n = cumulative.len();
+    let total = cumulative[n - 1];
+    let first = weighted_index(cumulative, rng.random_range(0..total));
+    let start = if first == 0 { 0 } else { cumulative[first - 1] };
+    let width = cumulative[first] - start;
+    let mut r = rng.random_range(0..total - width);
+    if r >= start {
+        r += width;
+    }
+    (first, weighted_index(cumulative, r))
+}
+
+/// The server owning point `r` of the cumulative weights.
+pub fn weighted_index(cumulative: &[u64], r: u64) -> usize {
+    cumulative.partition_point(|&c| c <= r)
+}
+
+/// Running sums of the weights.
+pub fn cumulative_weights(weights: &[u32]) -> Vec<u64> {
+    weights
+        .iter()
+        .scan(0u64, |sum, &w| {
+            *sum += u64::from(w);
+            Some(*sum)
+        })
+        .collect()
+}

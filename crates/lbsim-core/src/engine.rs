@@ -1,0 +1,535 @@
+//! The discrete-event engine: servers with slots, speed and one FIFO queue
+//! each; balancer copies with partial views; arrivals and completions in one
+//! loop, in time order (a completion at the same instant as an arrival is
+//! seen first). A run can pause after a budget of requests and resume, so a
+//! browser worker can run it in slices and report progress.
+//!
+//! With FIFO and no preemption a request's start is known when it is
+//! dispatched: the earliest free slot's free time, or its arrival if later.
+//! Completions are still delivered as events, in time order, to the rules
+//! that watch them (least connections and friends), only before the arrival
+//! that would see them.
+
+use alloc::boxed::Box;
+use alloc::collections::{BinaryHeap, VecDeque};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use crate::balancer::{self, AlgorithmId, Balancer, Pick, Pool, Rng};
+use crate::report::{
+    downsample, nearest_rank, AlgorithmResult, Distributions, KeyShare, Latencies, Percentiles,
+    Realized, Report, ServerResult, Wait, QUEUE_BUCKETS,
+};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::workload::{algorithm_rng, Workload};
+
+/// A non-negative time as sortable bits: for finite `t >= 0` the IEEE bit
+/// pattern orders like the number, and integer compares are cheaper.
+fn bits(t: f64) -> u64 {
+    t.to_bits()
+}
+
+/// One server's queue: start times of waiting requests (non-decreasing under
+/// FIFO), with the exact time integral of its length and a bucketed series
+/// of its maximum.
+struct Queue {
+    waiting: VecDeque<f64>,
+    last_ms: f64,
+    integral: f64,
+    peak: u32,
+    series: Vec<u32>,
+    bucket_ms: f64,
+}
+
+impl Queue {
+    fn new(bucket_ms: f64) -> Queue {
+        Queue {
+            waiting: VecDeque::new(),
+            last_ms: 0.0,
+            integral: 0.0,
+            peak: 0,
+            series: alloc::vec![0; QUEUE_BUCKETS],
+            bucket_ms,
+        }
+    }
+
+    fn bucket(&self, t: f64) -> usize {
+        ((t / self.bucket_ms) as usize).min(QUEUE_BUCKETS - 1)
+    }
+
+    /// The current length held from `last_ms` until `to`.
+    fn hold_until(&mut self, to: f64) {
+        let len = self.waiting.len() as u32;
+        if len > 0 {
+            self.integral += f64::from(len) * (to - self.last_ms);
+            for b in self.bucket(self.last_ms)..=self.bucket(to) {
+                self.series[b] = self.series[b].max(len);
+            }
+        }
+        self.last_ms = to;
+    }
+
+    /// Requests whose start time has come leave the queue.
+    fn advance_to(&mut self, now: f64) {
+        while let Some(&start) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.hold_until(start);
+            self.waiting.pop_front();
+        }
+        self.hold_until(now);
+    }
+
+    fn enqueue(&mut self, start: f64) {
+        self.waiting.push_back(start);
+        let len = self.waiting.len() as u32;
+        self.peak = self.peak.max(len);
+        let b = self.bucket(self.last_ms);
+        self.series[b] = self.series[b].max(len);
+    }
+}
+
+struct Server {
+    /// Free times of the slots, as sortable bits, earliest on top.
+    slots: BinaryHeap<Reverse<u64>>,
+    speed: f64,
+    requests: u64,
+    busy_ms: f64,
+    queue: Queue,
+}
+
+/// A completion to deliver to the copy that sent the request.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Completion {
+    at: u64,
+    request: u32,
+    copy: u16,
+    server: u32,
+    latency: u64,
+}
+
+/// One algorithm's run over the workload, resumable.
+struct AlgorithmRun {
+    algorithm: AlgorithmId,
+    copies: Vec<Box<dyn Balancer>>,
+    observes: bool,
+    rng: Rng,
+    servers: Vec<Server>,
+    completions: BinaryHeap<Reverse<Completion>>,
+    next: usize,
+    /// Latencies as sortable bits, by class (index 1 = slow).
+    latencies: [Vec<u64>; 2],
+    waits: Vec<u64>,
+    wait_sum: f64,
+    makespan_ms: f64,
+    bucket_ms: f64,
+    log: Option<Vec<Dispatch>>,
+}
+
+/// What happened to one request under one algorithm (for checking the
+/// engine's invariants and for per-request exports).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dispatch {
+    /// Index of the request in arrival order.
+    pub request: usize,
+    /// Server it went to.
+    pub server: usize,
+    /// When it took a slot, in ms.
+    pub start_ms: f64,
+    /// When it finished, in ms.
+    pub done_ms: f64,
+    /// When the balancer copy that sent it was told it finished (every
+    /// completion is delivered, the last ones after the last arrival).
+    pub delivered_ms: Option<f64>,
+}
+
+impl AlgorithmRun {
+    fn new(
+        algorithm: AlgorithmId,
+        scenario: &Scenario,
+        pool: &Pool,
+        horizon_ms: f64,
+    ) -> AlgorithmRun {
+        let copies: Vec<Box<dyn Balancer>> = (0..scenario.balancers)
+            .map(|_| balancer::build(algorithm, pool))
+            .collect();
+        let observes = copies[0].observes_completions();
+        let bucket_ms = if horizon_ms > 0.0 {
+            horizon_ms / QUEUE_BUCKETS as f64
+        } else {
+            1.0
+        };
+        let servers = (0..pool.len())
+            .map(|i| Server {
+                slots: (0..scenario.slots).map(|_| Reverse(0)).collect(),
+                speed: scenario.speed(i),
+                requests: 0,
+                busy_ms: 0.0,
+                queue: Queue::new(bucket_ms),
+            })
+            .collect();
+        let n = scenario.requests as usize;
+        AlgorithmRun {
+            algorithm,
+            copies,
+            observes,
+            rng: algorithm_rng(scenario.seed, algorithm.id()),
+            servers,
+            completions: BinaryHeap::new(),
+            next: 0,
+            latencies: [Vec::with_capacity(n), Vec::new()],
+            waits: Vec::with_capacity(n),
+            wait_sum: 0.0,
+            makespan_ms: 0.0,
+            bucket_ms,
+            log: None,
+        }
+    }
+
+    /// Runs up to `budget` more requests; true when all are dispatched.
+    fn advance(&mut self, workload: &Workload, budget: u64) -> bool {
+        let end = workload
+            .requests
+            .len()
+            .min(self.next.saturating_add(budget as usize));
+        for index in self.next..end {
+            let request = &workload.requests[index];
+            let now = request.arrival_ms;
+            if self.observes {
+                self.deliver_completions(bits(now));
+            }
+            let copy = &mut self.copies[usize::from(request.copy)];
+            let pick = Pick {
+                now_ms: now,
+                user: request.user,
+            };
+            let s = copy.pick(&pick, &mut self.rng);
+            copy.dispatched(s);
+
+            let server = &mut self.servers[s];
+            let Reverse(free) = server.slots.pop().unwrap_or(Reverse(0));
+            let start = now.max(f64::from_bits(free));
+            let service = request.work_ms / server.speed;
+            let done = start + service;
+            server.slots.push(Reverse(bits(done)));
+            server.requests += 1;
+            server.busy_ms += service;
+            server.queue.advance_to(now);
+            if start > now {
+                server.queue.enqueue(start);
+            }
+
+            let wait = start - now;
+            let latency = done - now;
+            self.wait_sum += wait;
+            if let Some(log) = &mut self.log {
+                log.push(Dispatch {
+                    request: index,
+                    server: s,
+                    start_ms: start,
+                    done_ms: done,
+                    delivered_ms: None,
+                });
+            }
+            self.waits.push(bits(wait));
+            self.latencies[usize::from(request.slow)].push(bits(latency));
+            self.makespan_ms = self.makespan_ms.max(done);
+            if self.observes {
+                self.completions.push(Reverse(Completion {
+                    at: bits(done),
+                    request: index as u32,
+                    copy: request.copy,
+                    server: s as u32,
+                    latency: bits(latency),
+                }));
+            }
+        }
+        self.next = end;
+        end == workload.requests.len()
+    }
+
+    fn deliver_completions(&mut self, until: u64) {
+        while let Some(Reverse(c)) = self.completions.peek() {
+            if c.at > until {
+                break;
+            }
+            let (copy, server, at, latency, request) =
+                (c.copy, c.server, c.at, c.latency, c.request);
+            self.completions.pop();
+            if let Some(log) = &mut self.log {
+                log[request as usize].delivered_ms = Some(f64::from_bits(at));
+            }
+            self.copies[usize::from(copy)].completed(
+                server as usize,
+                f64::from_bits(at),
+                f64::from_bits(latency),
+            );
+        }
+    }
+
+    fn finish(mut self, scenario: &Scenario, workload: &Workload) -> AlgorithmResult {
+        // Deliver what is still in flight, so every request completes once.
+        self.deliver_completions(u64::MAX);
+        let horizon = workload.horizon_ms();
+        let n = workload.requests.len().max(1) as f64;
+        let sorted = |v: &mut Vec<u64>| -> Vec<f64> {
+            v.sort_unstable();
+            v.iter().map(|&b| f64::from_bits(b)).collect()
+        };
+        let quick = sorted(&mut self.latencies[0]);
+        let slow = sorted(&mut self.latencies[1]);
+        let all = merge(&quick, &slow);
+        let waits = sorted(&mut self.waits);
+
+        let makespan = self.makespan_ms.max(f64::MIN_POSITIVE);
+        let names: Vec<String> = (0..self.servers.len())
+            .map(|i| scenario.server_name(i))
+            .collect();
+        let servers: Vec<ServerResult> = self
+            .servers
+            .iter_mut()
+            .zip(names)
+            .map(|(server, name)| {
+                server.queue.advance_to(f64::INFINITY);
+                ServerResult {
+                    name,
+                    requests: server.requests,
+                    share: server.requests as f64 / n,
+                    load: if horizon > 0.0 {
+                        server.busy_ms / (f64::from(scenario.slots) * horizon)
+                    } else {
+                        0.0
+                    },
+                    peak_queue: server.queue.peak,
+                    mean_queue: server.queue.integral / makespan,
+                    queue_series: core::mem::take(&mut server.queue.series),
+                }
+            })
+            .collect();
+        let mean_load = servers.iter().map(|s| s.load).sum::<f64>() / servers.len() as f64;
+        let busiest_load = servers.iter().map(|s| s.load).fold(0.0, f64::max);
+        let queue_series = (0..QUEUE_BUCKETS)
+            .map(|b| servers.iter().map(|s| s.queue_series[b]).max().unwrap_or(0))
+            .collect();
+        let classed = workload.classed;
+        AlgorithmResult {
+            algorithm: self.algorithm,
+            latency_ms: Latencies {
+                all: Percentiles::of_sorted(&all),
+                quick: classed.then(|| Percentiles::of_sorted(&quick)),
+                slow: classed.then(|| Percentiles::of_sorted(&slow)),
+            },
+            wait_ms: Wait {
+                mean: self.wait_sum / n,
+                p99: nearest_rank(&waits, 0.99),
+            },
+            peak_queue: servers.iter().map(|s| s.peak_queue).max().unwrap_or(0),
+            busiest_share: servers.iter().map(|s| s.share).fold(0.0, f64::max),
+            imbalance: if mean_load > 0.0 {
+                busiest_load / mean_load
+            } else {
+                1.0
+            },
+            makespan_ms: self.makespan_ms,
+            queue_bucket_ms: self.bucket_ms,
+            queue_series,
+            cdf: Distributions {
+                all: downsample(&all),
+                quick: if classed {
+                    downsample(&quick)
+                } else {
+                    Vec::new()
+                },
+                slow: if classed {
+                    downsample(&slow)
+                } else {
+                    Vec::new()
+                },
+            },
+            servers,
+        }
+    }
+}
+
+/// Merges two sorted slices.
+fn merge(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// Figures of the drawn stream itself.
+fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
+    let n = workload.requests.len();
+    let horizon = workload.horizon_ms();
+    let total_work: f64 = workload.requests.iter().map(|r| r.work_ms).sum();
+    let mut per_user = alloc::vec![0u64; scenario.users as usize + 1];
+    for r in &workload.requests {
+        per_user[r.user as usize] += 1;
+    }
+    let mut heaviest: Vec<(u64, u32)> = per_user
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(u, &c)| (c, u as u32))
+        .filter(|&(c, _)| c > 0)
+        .collect();
+    // Heaviest first; equal counts by user id, so the order is reproducible.
+    heaviest.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    heaviest.truncate(10);
+    let share = |c: u64| c as f64 / n.max(1) as f64;
+    Realized {
+        requests: n as u64,
+        load: if horizon > 0.0 {
+            total_work / (scenario.capacity() * horizon)
+        } else {
+            0.0
+        },
+        slow_share: share(workload.requests.iter().filter(|r| r.slow).count() as u64),
+        rate_per_s: if horizon > 0.0 {
+            n as f64 / horizon * 1000.0
+        } else {
+            0.0
+        },
+        top_user_share: heaviest.first().map_or(0.0, |&(c, _)| share(c)),
+        top10_share: share(heaviest.iter().map(|&(c, _)| c).sum()),
+        heaviest_keys: heaviest
+            .iter()
+            .map(|&(c, u)| KeyShare {
+                key: alloc::format!("user-{u}"),
+                share: share(c),
+            })
+            .collect(),
+    }
+}
+
+/// A whole simulation: every selected algorithm over one workload, run in
+/// slices of a budget of requests.
+pub struct Simulation {
+    scenario: Scenario,
+    workload: Workload,
+    pool: Pool,
+    pending: Vec<AlgorithmId>,
+    current: Option<AlgorithmRun>,
+    results: Vec<AlgorithmResult>,
+}
+
+impl Simulation {
+    /// Validates the scenario and draws its workload.
+    pub fn new(scenario: &Scenario) -> Result<Simulation, ScenarioError> {
+        scenario.validate()?;
+        let mut scenario = scenario.clone();
+        scenario.algorithms.sort();
+        scenario.algorithms.dedup();
+        let workload = Workload::generate(&scenario);
+        let n = scenario.servers as usize;
+        let pool = Pool {
+            names: (0..n).map(|i| scenario.server_name(i)).collect(),
+            weights: (0..n).map(|i| scenario.weight(i)).collect(),
+            hash: scenario.hash,
+            vnodes: scenario.vnodes,
+            balance_factor: scenario.balance_factor,
+        };
+        let mut pending = scenario.algorithms.clone();
+        pending.reverse();
+        Ok(Simulation {
+            scenario,
+            workload,
+            pool,
+            pending,
+            current: None,
+            results: Vec::new(),
+        })
+    }
+
+    /// Requests done and total (requests x algorithms), for progress bars.
+    pub fn progress(&self) -> (u64, u64) {
+        let n = self.workload.requests.len() as u64;
+        let done =
+            self.results.len() as u64 * n + self.current.as_ref().map_or(0, |r| r.next as u64);
+        (done, n * self.scenario.algorithms.len() as u64)
+    }
+
+    /// Runs up to `budget` requests (across algorithms); true when finished.
+    pub fn advance(&mut self, mut budget: u64) -> bool {
+        while budget > 0 {
+            if self.current.is_none() {
+                let Some(next) = self.pending.pop() else {
+                    return true;
+                };
+                let horizon = self.workload.horizon_ms();
+                self.current = Some(AlgorithmRun::new(next, &self.scenario, &self.pool, horizon));
+            }
+            let Some(run) = self.current.as_mut() else {
+                return true;
+            };
+            let before = run.next;
+            let done = run.advance(&self.workload, budget);
+            budget -= (run.next - before) as u64;
+            if done {
+                if let Some(run) = self.current.take() {
+                    self.results
+                        .push(run.finish(&self.scenario, &self.workload));
+                }
+            }
+        }
+        self.is_finished()
+    }
+
+    /// Whether every algorithm has run.
+    pub fn is_finished(&self) -> bool {
+        self.current.is_none() && self.pending.is_empty()
+    }
+
+    /// Finishes whatever is left and returns the report.
+    pub fn report(mut self) -> Report {
+        while !self.advance(u64::MAX) {}
+        Report {
+            realized: realized(&self.scenario, &self.workload),
+            scenario: self.scenario,
+            results: self.results,
+        }
+    }
+
+    /// The drawn workload.
+    pub fn workload(&self) -> &Workload {
+        &self.workload
+    }
+}
+
+/// Runs one algorithm of a scenario and returns what happened to each
+/// request, in arrival order.
+pub fn dispatch_log(
+    scenario: &Scenario,
+    algorithm: AlgorithmId,
+) -> Result<Vec<Dispatch>, ScenarioError> {
+    let sim = Simulation::new(scenario)?;
+    let mut run = AlgorithmRun::new(
+        algorithm,
+        &sim.scenario,
+        &sim.pool,
+        sim.workload.horizon_ms(),
+    );
+    run.log = Some(Vec::with_capacity(sim.workload.requests.len()));
+    run.advance(&sim.workload, u64::MAX);
+    run.deliver_completions(u64::MAX);
+    Ok(run.log.unwrap_or_default())
+}
+
+/// Runs a scenario to the end.
+pub fn run(scenario: &Scenario) -> Result<Report, ScenarioError> {
+    Ok(Simulation::new(scenario)?.report())
+}

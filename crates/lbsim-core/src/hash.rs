@@ -1,0 +1,156 @@
+//! The hash functions the hashing rules can use, all over UTF-8 bytes with
+//! seed 0. xxHash and CRC-32 come from their well-kept crates; FNV-1a is
+//! four lines and is what the article's lab uses.
+
+use core::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// A hash function over bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HashFn {
+    /// 32-bit FNV-1a (offset basis 0x811c9dc5, prime 0x01000193).
+    Fnv1a32,
+    /// 32-bit xxHash, seed 0.
+    Xxh32,
+    /// 64-bit xxHash, seed 0.
+    Xxh64,
+    /// CRC-32 (IEEE, as zlib).
+    Crc32,
+}
+
+impl HashFn {
+    /// Every hash function, in the order the page lists them.
+    pub const ALL: [HashFn; 4] = [HashFn::Fnv1a32, HashFn::Xxh32, HashFn::Xxh64, HashFn::Crc32];
+
+    /// The id used in URLs, flags and JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            HashFn::Fnv1a32 => "fnv1a32",
+            HashFn::Xxh32 => "xxh32",
+            HashFn::Xxh64 => "xxh64",
+            HashFn::Crc32 => "crc32",
+        }
+    }
+
+    /// Hashes `bytes`; 32-bit functions are zero-extended.
+    pub fn hash(self, bytes: &[u8]) -> u64 {
+        match self {
+            HashFn::Fnv1a32 => u64::from(fnv1a32(bytes)),
+            HashFn::Xxh32 => u64::from(xxhash_rust::xxh32::xxh32(bytes, 0)),
+            HashFn::Xxh64 => xxhash_rust::xxh64::xxh64(bytes, 0),
+            HashFn::Crc32 => u64::from(crc32fast::hash(bytes)),
+        }
+    }
+}
+
+impl FromStr for HashFn {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        HashFn::ALL.into_iter().find(|h| h.id() == s).ok_or(())
+    }
+}
+
+/// 32-bit FNV-1a.
+pub fn fnv1a32(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// A key such as `user-42` or `s1#7` written into a stack buffer, so the hot
+/// path hashes without allocating.
+pub struct KeyBuf {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl KeyBuf {
+    /// `prefix` followed by the decimal digits of `n`.
+    pub fn new(prefix: &str, n: u64) -> KeyBuf {
+        let mut key = KeyBuf::text(prefix);
+        key.push_u64(n);
+        key
+    }
+
+    /// Just `text`.
+    pub fn text(text: &str) -> KeyBuf {
+        let mut key = KeyBuf {
+            bytes: [0; 64],
+            len: 0,
+        };
+        key.push_str(text);
+        key
+    }
+
+    /// Appends text (truncated at 64 bytes, which no valid key reaches).
+    pub fn push_str(&mut self, s: &str) {
+        for &b in s.as_bytes() {
+            if self.len < self.bytes.len() {
+                self.bytes[self.len] = b;
+                self.len += 1;
+            }
+        }
+    }
+
+    /// Appends the decimal digits of `n`.
+    pub fn push_u64(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        for &d in &digits[i..] {
+            if self.len < self.bytes.len() {
+                self.bytes[self.len] = d;
+                self.len += 1;
+            }
+        }
+    }
+
+    /// The key's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_of_foo_is_the_public_vector() {
+        assert_eq!(HashFn::Crc32.hash(b"foo"), 2_356_372_769);
+    }
+
+    #[test]
+    fn fnv1a32_matches_the_reference_vectors() {
+        // From the FNV reference test suite (isthe.com/chongo/tech/comp/fnv).
+        assert_eq!(fnv1a32(b""), 0x811c_9dc5);
+        assert_eq!(fnv1a32(b"a"), 0xe40c_292c);
+        assert_eq!(fnv1a32(b"foobar"), 0xbf9c_f968);
+    }
+
+    #[test]
+    fn xxhash_matches_the_reference_vectors() {
+        // xxHash's published values for the empty input, seed 0.
+        assert_eq!(HashFn::Xxh32.hash(b""), 0x02cc_5d05);
+        assert_eq!(HashFn::Xxh64.hash(b""), 0xef46_db37_51d8_e999);
+    }
+
+    #[test]
+    fn key_buffer_writes_decimal_keys() {
+        assert_eq!(KeyBuf::new("user-", 0).as_bytes(), b"user-0");
+        assert_eq!(KeyBuf::new("user-", 2000).as_bytes(), b"user-2000");
+        let mut k = KeyBuf::text("");
+        k.push_str("s1#");
+        k.push_u64(u64::MAX);
+        assert_eq!(k.as_bytes(), b"s1#18446744073709551615");
+    }
+}

@@ -1,0 +1,36 @@
+//! # lbsim-core
+//!
+//! The deterministic discrete-event simulator behind lbsim: which server
+//! gets your request, under eleven load-balancing rules, from one common
+//! request stream.
+//!
+//! Data flows one way: a [`Scenario`] (from a URL, CLI flags or JSON) is
+//! validated against the one table of ranges ([`scenario::FIELDS`]), drawn
+//! into a [`workload::Workload`], run by the [`engine`] once per algorithm
+//! and summarized in a [`Report`]. [`remap`] runs the remapping experiment.
+//!
+//! What it is not: it knows nothing of browsers, terminals or files. It is
+//! `no_std` + `alloc`, uses ChaCha for randomness and `libm` for every
+//! transcendental function, so the same scenario gives byte-identical
+//! reports natively and in wasm.
+#![no_std]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod balancer;
+pub mod engine;
+pub mod hash;
+pub mod presets;
+pub mod remap;
+pub mod report;
+pub mod scenario;
+pub mod theory;
+pub mod url;
+pub mod workload;
+
+pub use balancer::AlgorithmId;
+pub use engine::{run, Simulation};
+pub use report::Report;
+pub use scenario::{Scenario, ScenarioError};

@@ -1,0 +1,141 @@
+//! Presets: each a scenario and a lesson (SPEC section 6).
+
+use alloc::vec;
+
+use crate::balancer::AlgorithmId;
+use crate::scenario::{Scenario, WorkKind};
+
+/// A named scenario with what to look at and why.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    /// Id used by `--preset` and the page's picker.
+    pub id: &'static str,
+    /// Short title.
+    pub title: &'static str,
+    /// What to look at, and why.
+    pub lesson: &'static str,
+    /// Whether the preset is about remapping (a pool change) rather than a run.
+    pub remapping: bool,
+    build: fn() -> Scenario,
+}
+
+impl Preset {
+    /// The preset's scenario.
+    pub fn scenario(&self) -> Scenario {
+        (self.build)()
+    }
+}
+
+fn mixed() -> Scenario {
+    Scenario::default()
+}
+
+fn control() -> Scenario {
+    // The same arrivals as `mixed`: keep its rate, make every request quick.
+    Scenario {
+        rate: Some(Scenario::default().rate_per_s()),
+        work: WorkKind::Constant,
+        mean_ms: 20.0,
+        ..Scenario::default()
+    }
+}
+
+fn degraded() -> Scenario {
+    Scenario {
+        servers: 3,
+        slots: 8,
+        rate: Some(60.0),
+        work: WorkKind::Constant,
+        mean_ms: 100.0,
+        speeds: vec![1.0, 1.0, 0.2],
+        names: ["A", "B", "C"].map(Into::into).to_vec(),
+        ..Scenario::default()
+    }
+}
+
+fn herding() -> Scenario {
+    Scenario {
+        servers: 16,
+        slots: 2,
+        balancers: 8,
+        load: 0.85,
+        ..Scenario::default()
+    }
+}
+
+fn theory() -> Scenario {
+    Scenario {
+        servers: 1,
+        slots: 8,
+        load: 0.8,
+        work: WorkKind::Exponential,
+        mean_ms: 58.0,
+        requests: 50_000,
+        algorithms: vec![AlgorithmId::Random],
+        ..Scenario::default()
+    }
+}
+
+/// Every preset, in the order the page lists them.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        id: "mixed",
+        title: "Mixed request costs",
+        lesson: "One request in ten is 20 times slower. Least connections keeps quick requests quick; \
+                 round robin queues quick requests behind slow ones; hashing by user builds a hot server \
+                 because the heaviest user alone sends about 12% of the traffic. Look at the quick-request \
+                 p99, not the overall p99: the overall p99 is the slow requests' own 400 ms.",
+        remapping: false,
+        build: mixed,
+    },
+    Preset {
+        id: "control",
+        title: "Control: every request 20 ms",
+        lesson: "The same arrivals and users as the mixed preset, at the same rate, but every request \
+                 takes 20 ms. At this light load all rules tie on latency; the user-hash imbalance is \
+                 still there, because it comes from the users, not from the work.",
+        remapping: false,
+        build: control,
+    },
+    Preset {
+        id: "degraded",
+        title: "One degraded server",
+        lesson: "Three servers, 60 requests/s of 100 ms work, server C at a fifth of the speed. Round \
+                 robin keeps sending C a third of the traffic, more than it can serve, and its queue grows \
+                 without bound. Least connections sees C's requests pile up and gives it about a tenth \
+                 of the traffic (2/22 in the fluid model); C never queues.",
+        remapping: false,
+        build: degraded,
+    },
+    Preset {
+        id: "scale-out",
+        title: "Scale out from 4 to 5 servers",
+        lesson: "Adding a fifth server: modulo hashing moves about 80% of keys to a new owner; a ring, \
+                 jump hash and Maglev move about a fifth, the share the new server should take.",
+        remapping: true,
+        build: mixed,
+    },
+    Preset {
+        id: "herding",
+        title: "Herding with partial views",
+        lesson: "Eight balancer copies each see only their own requests. Least connections herds: every \
+                 copy believes the same servers are idle and sends there at once. Two random choices \
+                 spread the copies' picks and do not herd.",
+        remapping: false,
+        build: herding,
+    },
+    Preset {
+        id: "theory",
+        title: "Theory: M/M/8",
+        lesson: "Exponential work and one pool of 8 slots at 80% load: random routing to one server is \
+                 an M/M/8 queue. The simulated latency distribution follows the Erlang C formula drawn \
+                 over it.",
+        remapping: false,
+        build: theory,
+    },
+];
+
+/// Looks a preset up by id.
+pub fn preset(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}

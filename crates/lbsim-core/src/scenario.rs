@@ -1,0 +1,676 @@
+//! The scenario: everything a run depends on, one serde type, one table of
+//! ranges that every front end (CLI flags, URL fragment, page controls) uses.
+//!
+//! Field names are the URL keys and the CLI flag names (`slow-share`,
+//! `--slow-share`), so a scenario reads the same everywhere.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use core::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::balancer::AlgorithmId;
+use crate::hash::HashFn;
+
+/// The distribution of service demand (work, in ms at speed 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkKind {
+    /// Quick (`fast-ms`) or slow (`slow-ms`) with probability `slow-share`.
+    Bimodal,
+    /// Every request needs `mean-ms`.
+    Constant,
+    /// Exponential with mean `mean-ms`.
+    Exponential,
+    /// Log-normal with mean `mean-ms` and shape `sigma`.
+    Lognormal,
+}
+
+impl WorkKind {
+    /// All kinds, in the order the page lists them.
+    pub const ALL: [WorkKind; 4] = [
+        WorkKind::Bimodal,
+        WorkKind::Constant,
+        WorkKind::Exponential,
+        WorkKind::Lognormal,
+    ];
+
+    /// The kebab-case id used in URLs, flags and JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            WorkKind::Bimodal => "bimodal",
+            WorkKind::Constant => "constant",
+            WorkKind::Exponential => "exponential",
+            WorkKind::Lognormal => "lognormal",
+        }
+    }
+}
+
+impl FromStr for WorkKind {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        WorkKind::ALL.into_iter().find(|k| k.id() == s).ok_or(())
+    }
+}
+
+/// A complete, self-contained description of one experiment.
+///
+/// `Default` is the article's lab: 4 servers x 8 slots, 20,000 Poisson
+/// arrivals at 65% load, 10% slow requests (400 ms), the rest 20 ms, 2,000
+/// users with Zipf s = 1, seed 16.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct Scenario {
+    /// Number of servers.
+    pub servers: u32,
+    /// Concurrent slots per server.
+    pub slots: u32,
+    /// Number of requests (Poisson arrivals).
+    pub requests: u64,
+    /// Target offered load; used when `rate` is not given.
+    pub load: f64,
+    /// Arrival rate in requests per second; overrides `load` when set.
+    pub rate: Option<f64>,
+    /// Work distribution.
+    pub work: WorkKind,
+    /// Share of slow requests (bimodal work).
+    pub slow_share: f64,
+    /// Work of a quick request in ms (bimodal).
+    pub fast_ms: f64,
+    /// Work of a slow request in ms (bimodal).
+    pub slow_ms: f64,
+    /// Mean work in ms (constant, exponential, lognormal).
+    pub mean_ms: f64,
+    /// Shape of the log-normal work.
+    pub sigma: f64,
+    /// Number of distinct users.
+    pub users: u32,
+    /// Zipf exponent of user popularity (0 = uniform).
+    pub zipf: f64,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Speed factor per server; empty means all 1.
+    pub speeds: Vec<f64>,
+    /// Weight per server; empty means all 1.
+    pub weights: Vec<u32>,
+    /// Server names; empty means `s1`..`sN`.
+    pub names: Vec<String>,
+    /// Independent balancer copies, each with a partial view.
+    pub balancers: u32,
+    /// Algorithms to run, in canonical order.
+    pub algorithms: Vec<AlgorithmId>,
+    /// Hash function of the hashing rules.
+    pub hash: HashFn,
+    /// Ring points per weight unit (consistent-hash, bounded-load).
+    pub vnodes: u32,
+    /// HAProxy `hash-balance-factor` in percent (bounded-load).
+    pub balance_factor: u32,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            servers: 4,
+            slots: 8,
+            requests: 20_000,
+            load: 0.65,
+            rate: None,
+            work: WorkKind::Bimodal,
+            slow_share: 0.1,
+            fast_ms: 20.0,
+            slow_ms: 400.0,
+            mean_ms: 58.0,
+            sigma: 1.0,
+            users: 2_000,
+            zipf: 1.0,
+            seed: 16,
+            speeds: Vec::new(),
+            weights: Vec::new(),
+            names: Vec::new(),
+            balancers: 1,
+            algorithms: AlgorithmId::ALL.to_vec(),
+            hash: HashFn::Fnv1a32,
+            vnodes: 160,
+            balance_factor: 125,
+        }
+    }
+}
+
+/// What kind of value a field holds, for parsing and for building inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A whole number.
+    Integer,
+    /// A real number.
+    Real,
+    /// One of a fixed set of ids.
+    Choice,
+    /// A comma-separated list of numbers, one per server.
+    NumberList,
+    /// A comma-separated list of ids or names.
+    NameList,
+}
+
+/// One row of the table of ranges.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    /// URL key, CLI flag (without `--`) and JSON name.
+    pub key: &'static str,
+    /// Kind of value.
+    pub kind: FieldKind,
+    /// Smallest allowed value (of each element, for lists).
+    pub min: f64,
+    /// Largest allowed value (of each element, for lists).
+    pub max: f64,
+    /// Step for sliders.
+    pub step: f64,
+    /// What the field means, with its unit.
+    pub meaning: &'static str,
+}
+
+const fn field(
+    key: &'static str,
+    kind: FieldKind,
+    min: f64,
+    max: f64,
+    step: f64,
+    meaning: &'static str,
+) -> Field {
+    Field {
+        key,
+        kind,
+        min,
+        max,
+        step,
+        meaning,
+    }
+}
+
+/// Largest seed: seeds travel through JavaScript numbers on the page.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// The one table of scenario fields and their ranges. The CLI builds its
+/// flags from it, the URL codec its keys, the page its inputs.
+pub const FIELDS: &[Field] = &[
+    field(
+        "servers",
+        FieldKind::Integer,
+        1.0,
+        1024.0,
+        1.0,
+        "number of servers",
+    ),
+    field(
+        "slots",
+        FieldKind::Integer,
+        1.0,
+        1024.0,
+        1.0,
+        "concurrent slots per server",
+    ),
+    field(
+        "requests",
+        FieldKind::Integer,
+        1.0,
+        10_000_000.0,
+        1.0,
+        "number of requests",
+    ),
+    field(
+        "load",
+        FieldKind::Real,
+        0.01,
+        2.0,
+        0.01,
+        "target offered load (1 = all slots busy)",
+    ),
+    field(
+        "rate",
+        FieldKind::Real,
+        0.001,
+        10_000_000.0,
+        0.1,
+        "arrival rate in requests/s (overrides load)",
+    ),
+    field(
+        "work",
+        FieldKind::Choice,
+        0.0,
+        0.0,
+        0.0,
+        "work distribution: bimodal, constant, exponential, lognormal",
+    ),
+    field(
+        "slow-share",
+        FieldKind::Real,
+        0.0,
+        1.0,
+        0.01,
+        "share of requests that are slow (bimodal)",
+    ),
+    field(
+        "fast-ms",
+        FieldKind::Real,
+        0.001,
+        1_000_000.0,
+        1.0,
+        "work of a quick request in ms (bimodal)",
+    ),
+    field(
+        "slow-ms",
+        FieldKind::Real,
+        0.001,
+        1_000_000.0,
+        1.0,
+        "work of a slow request in ms (bimodal)",
+    ),
+    field(
+        "mean-ms",
+        FieldKind::Real,
+        0.001,
+        1_000_000.0,
+        1.0,
+        "mean work in ms (constant, exponential, lognormal)",
+    ),
+    field(
+        "sigma",
+        FieldKind::Real,
+        0.01,
+        4.0,
+        0.01,
+        "shape of log-normal work",
+    ),
+    field(
+        "users",
+        FieldKind::Integer,
+        1.0,
+        1_000_000.0,
+        1.0,
+        "number of distinct users",
+    ),
+    field(
+        "zipf",
+        FieldKind::Real,
+        0.0,
+        5.0,
+        0.01,
+        "Zipf exponent of user popularity (0 = uniform)",
+    ),
+    field(
+        "seed",
+        FieldKind::Integer,
+        0.0,
+        MAX_SEED as f64,
+        1.0,
+        "seed of every random stream",
+    ),
+    field(
+        "speeds",
+        FieldKind::NumberList,
+        0.01,
+        100.0,
+        0.01,
+        "speed factor per server, one per server",
+    ),
+    field(
+        "weights",
+        FieldKind::NumberList,
+        1.0,
+        1000.0,
+        1.0,
+        "weight per server, one per server",
+    ),
+    field(
+        "names",
+        FieldKind::NameList,
+        1.0,
+        32.0,
+        0.0,
+        "server names, one per server (letters, digits, - and _)",
+    ),
+    field(
+        "balancers",
+        FieldKind::Integer,
+        1.0,
+        64.0,
+        1.0,
+        "balancer copies, each seeing only its own requests",
+    ),
+    field(
+        "algorithms",
+        FieldKind::NameList,
+        0.0,
+        0.0,
+        0.0,
+        "algorithms to run",
+    ),
+    field(
+        "hash",
+        FieldKind::Choice,
+        0.0,
+        0.0,
+        0.0,
+        "hash function: fnv1a32, xxh32, xxh64, crc32",
+    ),
+    field(
+        "vnodes",
+        FieldKind::Integer,
+        1.0,
+        1000.0,
+        1.0,
+        "ring points per weight unit",
+    ),
+    field(
+        "balance-factor",
+        FieldKind::Integer,
+        100.0,
+        1000.0,
+        1.0,
+        "bounded-load factor in percent (HAProxy)",
+    ),
+];
+
+/// Looks a field up by its key.
+pub fn field_spec(key: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+/// A field of the table by key; only ever called with keys of the table.
+fn table(key: &str) -> &'static Field {
+    field_spec(key).expect("key is in FIELDS")
+}
+
+/// Bad input: names the field, the value and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The field (URL key / CLI flag name).
+    pub field: String,
+    /// The offending value, as given.
+    pub value: String,
+    /// What is allowed, for example `1 to 1024 (number of servers)`.
+    pub allowed: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: '{}' is not allowed; allowed: {}",
+            self.field, self.value, self.allowed
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ScenarioError {}
+
+impl Field {
+    /// The allowed values in words, for error messages and help text.
+    pub fn allowed(&self) -> String {
+        match self.kind {
+            FieldKind::Integer | FieldKind::Real => {
+                format!("{} to {} ({})", self.min, self.max, self.meaning)
+            }
+            FieldKind::NumberList => format!(
+                "comma-separated, each {} to {} ({})",
+                self.min, self.max, self.meaning
+            ),
+            FieldKind::NameList if self.key == "algorithms" => {
+                let ids: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
+                format!("comma-separated subset of {}", ids.join(","))
+            }
+            FieldKind::NameList | FieldKind::Choice => self.meaning.to_string(),
+        }
+    }
+
+    fn error(&self, value: &str) -> ScenarioError {
+        ScenarioError {
+            field: self.key.to_string(),
+            value: value.to_string(),
+            allowed: self.allowed(),
+        }
+    }
+
+    fn check(&self, value: f64, text: &str) -> Result<f64, ScenarioError> {
+        if value.is_finite() && value >= self.min && value <= self.max {
+            Ok(value)
+        } else {
+            Err(self.error(text))
+        }
+    }
+
+    fn parse_real(&self, text: &str) -> Result<f64, ScenarioError> {
+        let value: f64 = text.trim().parse().map_err(|_| self.error(text))?;
+        self.check(value, text)
+    }
+
+    fn parse_integer(&self, text: &str) -> Result<u64, ScenarioError> {
+        let value: u64 = text.trim().parse().map_err(|_| self.error(text))?;
+        self.check(value as f64, text)?;
+        Ok(value)
+    }
+
+    fn parse_list<T>(
+        &self,
+        text: &str,
+        parse: impl Fn(&str) -> Result<T, ScenarioError>,
+    ) -> Result<Vec<T>, ScenarioError> {
+        if text.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        text.split(',')
+            .map(|part| parse(part).map_err(|_| self.error(text)))
+            .collect()
+    }
+}
+
+fn format_list<T: fmt::Display>(items: &[T]) -> String {
+    let parts: Vec<String> = items.iter().map(|x| x.to_string()).collect();
+    parts.join(",")
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 32
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl Scenario {
+    /// Sets one field from its text form (URL value or CLI flag argument),
+    /// checking it against the table of ranges.
+    pub fn set(&mut self, key: &str, text: &str) -> Result<(), ScenarioError> {
+        let Some(f) = field_spec(key) else {
+            return Err(ScenarioError {
+                field: key.to_string(),
+                value: text.to_string(),
+                allowed: "no such field; known fields: ".to_string()
+                    + &FIELDS.iter().map(|f| f.key).collect::<Vec<_>>().join(", "),
+            });
+        };
+        match key {
+            "servers" => self.servers = f.parse_integer(text)? as u32,
+            "slots" => self.slots = f.parse_integer(text)? as u32,
+            "requests" => self.requests = f.parse_integer(text)?,
+            "load" => self.load = f.parse_real(text)?,
+            // An empty rate means "derive it from load".
+            "rate" if text.trim().is_empty() => self.rate = None,
+            "rate" => self.rate = Some(f.parse_real(text)?),
+            "work" => self.work = text.trim().parse().map_err(|_| f.error(text))?,
+            "slow-share" => self.slow_share = f.parse_real(text)?,
+            "fast-ms" => self.fast_ms = f.parse_real(text)?,
+            "slow-ms" => self.slow_ms = f.parse_real(text)?,
+            "mean-ms" => self.mean_ms = f.parse_real(text)?,
+            "sigma" => self.sigma = f.parse_real(text)?,
+            "users" => self.users = f.parse_integer(text)? as u32,
+            "zipf" => self.zipf = f.parse_real(text)?,
+            "seed" => self.seed = f.parse_integer(text)?,
+            "speeds" => self.speeds = f.parse_list(text, |p| f.parse_real(p))?,
+            "weights" => {
+                self.weights = f.parse_list(text, |p| f.parse_integer(p).map(|w| w as u32))?
+            }
+            "names" => {
+                self.names = f.parse_list(text, |p| {
+                    if valid_name(p) {
+                        Ok(p.to_string())
+                    } else {
+                        Err(f.error(p))
+                    }
+                })?
+            }
+            "balancers" => self.balancers = f.parse_integer(text)? as u32,
+            "algorithms" => {
+                let mut picked: Vec<AlgorithmId> = f.parse_list(text, |p| {
+                    p.trim().parse::<AlgorithmId>().map_err(|_| f.error(p))
+                })?;
+                if picked.is_empty() {
+                    return Err(f.error(text));
+                }
+                picked.sort();
+                picked.dedup();
+                self.algorithms = picked;
+            }
+            "hash" => self.hash = text.trim().parse().map_err(|_| f.error(text))?,
+            "vnodes" => self.vnodes = f.parse_integer(text)? as u32,
+            "balance-factor" => self.balance_factor = f.parse_integer(text)? as u32,
+            _ => unreachable!("every field in FIELDS has a setter"),
+        }
+        Ok(())
+    }
+
+    /// The text form of one field, as `set` reads it; `None` for an unset
+    /// optional field.
+    pub fn get(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "servers" => self.servers.to_string(),
+            "slots" => self.slots.to_string(),
+            "requests" => self.requests.to_string(),
+            "load" => self.load.to_string(),
+            "rate" => self.rate?.to_string(),
+            "work" => self.work.id().to_string(),
+            "slow-share" => self.slow_share.to_string(),
+            "fast-ms" => self.fast_ms.to_string(),
+            "slow-ms" => self.slow_ms.to_string(),
+            "mean-ms" => self.mean_ms.to_string(),
+            "sigma" => self.sigma.to_string(),
+            "users" => self.users.to_string(),
+            "zipf" => self.zipf.to_string(),
+            "seed" => self.seed.to_string(),
+            "speeds" => format_list(&self.speeds),
+            "weights" => format_list(&self.weights),
+            "names" => self.names.join(","),
+            "balancers" => self.balancers.to_string(),
+            "algorithms" => {
+                let ids: Vec<&str> = self.algorithms.iter().map(|a| a.id()).collect();
+                ids.join(",")
+            }
+            "hash" => self.hash.id().to_string(),
+            "vnodes" => self.vnodes.to_string(),
+            "balance-factor" => self.balance_factor.to_string(),
+            _ => return None,
+        })
+    }
+
+    /// Checks every field against the table and the fields against each
+    /// other (one speed per server, and so on). Scenarios read from JSON
+    /// come through here; `set` already checked single fields.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        // Re-parsing each field's text form runs the very checks `set` runs,
+        // so the table stays the only place ranges live.
+        let mut probe = Scenario::default();
+        for f in FIELDS {
+            if let Some(text) = self.get(f.key) {
+                probe.set(f.key, &text)?;
+            }
+        }
+        if self.algorithms.is_empty() {
+            return Err(table("algorithms").error(""));
+        }
+        let n = self.servers as usize;
+        let per_server = |key: &str, len: usize| -> Result<(), ScenarioError> {
+            if len == 0 || len == n {
+                return Ok(());
+            }
+            Err(ScenarioError {
+                field: key.to_string(),
+                value: self.get(key).unwrap_or_default(),
+                allowed: format!("exactly one value per server ({n} servers), or none"),
+            })
+        };
+        per_server("speeds", self.speeds.len())?;
+        per_server("weights", self.weights.len())?;
+        per_server("names", self.names.len())?;
+        let mut names = self.names.clone();
+        names.sort();
+        names.dedup();
+        if names.len() != self.names.len() {
+            return Err(ScenarioError {
+                field: "names".to_string(),
+                value: self.names.join(","),
+                allowed: "distinct names".to_string(),
+            });
+        }
+        let mean = self.mean_work_ms();
+        if mean.is_nan() || mean <= 0.0 {
+            return Err(ScenarioError {
+                field: "work".to_string(),
+                value: format!("mean work {mean} ms"),
+                allowed: "a work distribution with a positive mean".to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `E[work]` in ms from the distribution's parameters.
+    pub fn mean_work_ms(&self) -> f64 {
+        match self.work {
+            WorkKind::Bimodal => {
+                (1.0 - self.slow_share) * self.fast_ms + self.slow_share * self.slow_ms
+            }
+            WorkKind::Constant | WorkKind::Exponential | WorkKind::Lognormal => self.mean_ms,
+        }
+    }
+
+    /// Speed of server `i` (1 unless given).
+    pub fn speed(&self, i: usize) -> f64 {
+        self.speeds.get(i).copied().unwrap_or(1.0)
+    }
+
+    /// Weight of server `i` (1 unless given).
+    pub fn weight(&self, i: usize) -> u32 {
+        self.weights.get(i).copied().unwrap_or(1)
+    }
+
+    /// Name of server `i` (`s1`.. unless given).
+    pub fn server_name(&self, i: usize) -> String {
+        self.names
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("s{}", i + 1))
+    }
+
+    /// Total capacity in work-ms per ms: `sum(slots * speed)`.
+    pub fn capacity(&self) -> f64 {
+        (0..self.servers as usize)
+            .map(|i| self.slots as f64 * self.speed(i))
+            .sum()
+    }
+
+    /// Arrival rate in requests per second: given, or
+    /// `load * sum(slots * speed) / E[work]`.
+    pub fn rate_per_s(&self) -> f64 {
+        match self.rate {
+            Some(rate) => rate,
+            None => self.load * self.capacity() / self.mean_work_ms() * 1000.0,
+        }
+    }
+
+    /// Offered load the arrival rate implies: `rate * E[work] / capacity`.
+    pub fn offered_load(&self) -> f64 {
+        self.rate_per_s() / 1000.0 * self.mean_work_ms() / self.capacity()
+    }
+}

@@ -1,0 +1,173 @@
+//! The share-link codec (SPEC section 9): the scenario as readable
+//! `key=value` pairs in the URL fragment, version first, defaults left out:
+//! `#v=1&slow-share=0.2&zipf=1.2&seed=7`. Keys are the CLI flag names.
+//!
+//! Decoding is lenient, as the page needs: an unknown key or a bad value is
+//! reported and falls back to that key's default while the rest applies.
+//! The CLI is strict: it turns any reported problem into an error.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::scenario::{Scenario, ScenarioError, FIELDS};
+
+/// The fragment format version.
+pub const VERSION: &str = "1";
+
+/// The fragment (without `#`) for a scenario: `v=1` and every field that
+/// differs from its default, in table order.
+pub fn encode(scenario: &Scenario) -> String {
+    let defaults = Scenario::default();
+    let mut out = alloc::format!("v={VERSION}");
+    for field in FIELDS {
+        let value = scenario.get(field.key);
+        if value.is_some() && value != defaults.get(field.key) {
+            out.push('&');
+            out.push_str(field.key);
+            out.push('=');
+            out.push_str(&value.unwrap_or_default());
+        }
+    }
+    out
+}
+
+/// A decoded link: the scenario and what could not be applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    /// The scenario, with defaults wherever the link had a problem.
+    pub scenario: Scenario,
+    /// One entry per unknown key or bad value.
+    pub problems: Vec<ScenarioError>,
+}
+
+/// The fragment of a link: what follows `#` in a full URL, or the text
+/// itself without a leading `#`.
+fn fragment(link: &str) -> &str {
+    match link.find('#') {
+        Some(i) => &link[i + 1..],
+        None => link,
+    }
+}
+
+/// `%XX` escapes decoded, as browsers may apply them to copied links.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Decodes a share link (a full URL or just its fragment), leniently.
+pub fn decode(link: &str) -> Decoded {
+    let mut scenario = Scenario::default();
+    let mut problems = Vec::new();
+    for pair in fragment(link).split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = match pair.split_once('=') {
+            Some((k, v)) => (percent_decode(k), percent_decode(v)),
+            None => (percent_decode(pair), String::new()),
+        };
+        if key == "v" {
+            if value != VERSION {
+                problems.push(ScenarioError {
+                    field: key,
+                    value,
+                    allowed: alloc::format!("{VERSION} (link version)"),
+                });
+            }
+            continue;
+        }
+        if let Err(e) = scenario.set(&key, &value) {
+            problems.push(e);
+        }
+    }
+    // Fields that are fine alone but not together (one speed per server):
+    // report the field and fall back to its default, until all agree.
+    let defaults = Scenario::default();
+    for _ in 0..FIELDS.len() {
+        let Err(e) = scenario.validate() else { break };
+        match defaults.get(&e.field) {
+            Some(default) => {
+                let _ = scenario.set(&e.field, &default);
+            }
+            None => scenario = defaults.clone(),
+        }
+        problems.push(e);
+    }
+    Decoded { scenario, problems }
+}
+
+/// Decodes a share link strictly: the first problem is an error.
+pub fn decode_strict(link: &str) -> Result<Scenario, ScenarioError> {
+    let decoded = decode(link);
+    match decoded.problems.into_iter().next() {
+        Some(problem) => Err(problem),
+        None => Ok(decoded.scenario),
+    }
+}
+
+/// The full share URL: `base` (its own fragment dropped) + `#` + fragment.
+pub fn share_url(base: &str, scenario: &Scenario) -> String {
+    let base = base.split('#').next().unwrap_or_default();
+    base.to_string() + "#" + &encode(scenario)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_encode_to_the_version_alone() {
+        assert_eq!(encode(&Scenario::default()), "v=1");
+    }
+
+    #[test]
+    fn spec_example_decodes() {
+        let d = decode("https://example.org/lbsim/#v=1&slow-share=0.2&zipf=1.2&seed=7");
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        assert_eq!(
+            (d.scenario.slow_share, d.scenario.zipf, d.scenario.seed),
+            (0.2, 1.2, 7)
+        );
+        assert_eq!(encode(&d.scenario), "v=1&slow-share=0.2&zipf=1.2&seed=7");
+    }
+
+    #[test]
+    fn bad_keys_and_values_are_reported_and_the_rest_applies() {
+        let d = decode("#v=1&servers=0&colour=blue&seed=9&zipf=abc");
+        let fields: Vec<&str> = d.problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["servers", "colour", "zipf"]);
+        assert_eq!(d.scenario.seed, 9);
+        assert_eq!(
+            d.scenario.servers, 4,
+            "a bad value falls back to the default"
+        );
+        assert!(d.problems[0].allowed.contains("1 to 1024"));
+    }
+
+    #[test]
+    fn inconsistent_lists_fall_back() {
+        let d = decode("v=1&servers=3&speeds=1,1");
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!(d.problems[0].field, "speeds");
+        assert!(d.scenario.speeds.is_empty());
+        assert_eq!(d.scenario.servers, 3);
+    }
+
+    #[test]
+    fn percent_escapes_are_read() {
+        let d = decode("v=1&speeds=1%2C1%2C1%2C0.2");
+        assert_eq!(d.scenario.speeds, [1.0, 1.0, 1.0, 0.2]);
+    }
+}

@@ -1,0 +1,174 @@
+//! The request stream every algorithm sees: arrival times, work and users,
+//! each from its own ChaCha stream derived from the seed (common random
+//! numbers). Changing the work distribution does not move the users;
+//! changing anything but the rate does not move the arrival draws (with a
+//! target load, the same draws are scaled by the derived rate).
+
+use alloc::vec::Vec;
+
+use rand::distr::weighted::WeightedIndex;
+use rand::distr::Distribution;
+use rand::{Rng as _, SeedableRng};
+
+use crate::balancer::Rng;
+use crate::scenario::{Scenario, WorkKind};
+
+/// Stream ids; each algorithm's own stream is derived from its id.
+mod stream {
+    pub const ARRIVALS: u64 = 1;
+    pub const WORK: u64 = 2;
+    pub const USERS: u64 = 3;
+    pub const COPIES: u64 = 4;
+}
+
+/// The independent stream `id` of `seed`.
+pub fn rng(seed: u64, id: u64) -> Rng {
+    let mut rng = Rng::seed_from_u64(seed);
+    rng.set_stream(id);
+    rng
+}
+
+/// The stream of an algorithm's own choices, keyed by its id so that adding
+/// or reordering algorithms never changes another's draws.
+pub fn algorithm_rng(seed: u64, algorithm: &str) -> Rng {
+    rng(
+        seed,
+        1_000 + u64::from(crate::hash::fnv1a32(algorithm.as_bytes())),
+    )
+}
+
+/// One request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Request {
+    /// Arrival time in ms.
+    pub arrival_ms: f64,
+    /// Work in ms at speed 1.
+    pub work_ms: f64,
+    /// User id, 1-based (rank 1 is the heaviest).
+    pub user: u32,
+    /// Whether the request is of the slow class (bimodal work).
+    pub slow: bool,
+    /// The balancer copy it reaches.
+    pub copy: u16,
+}
+
+/// The whole request stream of a scenario.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// Requests in arrival order.
+    pub requests: Vec<Request>,
+    /// Whether requests carry quick/slow classes.
+    pub classed: bool,
+}
+
+/// A draw in (0, 1], safe for logarithms.
+fn open_unit(rng: &mut Rng) -> f64 {
+    1.0 - rng.random::<f64>()
+}
+
+/// The Zipf weights `1 / k^s` for ranks 1..=users.
+pub fn zipf_weights(users: u32, s: f64) -> Vec<f64> {
+    (1..=users)
+        .map(|k| 1.0 / libm::pow(f64::from(k), s))
+        .collect()
+}
+
+impl Workload {
+    /// Draws the request stream of a (validated) scenario.
+    pub fn generate(scenario: &Scenario) -> Workload {
+        let n = scenario.requests as usize;
+        let rate_per_ms = scenario.rate_per_s() / 1000.0;
+        let mut arrivals = rng(scenario.seed, stream::ARRIVALS);
+        let mut work = rng(scenario.seed, stream::WORK);
+        let mut users = rng(scenario.seed, stream::USERS);
+        let mut copies = rng(scenario.seed, stream::COPIES);
+        // Zipf by inverse CDF over the exact weights (rand's WeightedIndex):
+        // only additions and comparisons when sampling, so every target
+        // draws the same users, and shares are exactly 1/k^s / H(U, s).
+        let popularity = WeightedIndex::new(zipf_weights(scenario.users, scenario.zipf))
+            .unwrap_or_else(|_| WeightedIndex::new([1.0]).expect("one positive weight"));
+        let lognormal_mu = libm::log(scenario.mean_ms) - scenario.sigma * scenario.sigma / 2.0;
+        let mut clock = 0.0;
+        let requests = (0..n)
+            .map(|_| {
+                clock += -libm::log(open_unit(&mut arrivals)) / rate_per_ms;
+                let (work_ms, slow) = match scenario.work {
+                    WorkKind::Bimodal => {
+                        let slow = work.random::<f64>() < scenario.slow_share;
+                        (
+                            if slow {
+                                scenario.slow_ms
+                            } else {
+                                scenario.fast_ms
+                            },
+                            slow,
+                        )
+                    }
+                    WorkKind::Constant => (scenario.mean_ms, false),
+                    WorkKind::Exponential => {
+                        (-libm::log(open_unit(&mut work)) * scenario.mean_ms, false)
+                    }
+                    WorkKind::Lognormal => {
+                        // Box-Muller, cosine branch: two draws per request.
+                        let radius = libm::sqrt(-2.0 * libm::log(open_unit(&mut work)));
+                        let z =
+                            radius * libm::cos(2.0 * core::f64::consts::PI * work.random::<f64>());
+                        (libm::exp(lognormal_mu + scenario.sigma * z), false)
+                    }
+                };
+                let user = popularity.sample(&mut users) as u32 + 1;
+                let copy = if scenario.balancers > 1 {
+                    copies.random_range(0..scenario.balancers) as u16
+                } else {
+                    0
+                };
+                Request {
+                    arrival_ms: clock,
+                    work_ms,
+                    user,
+                    slow,
+                    copy,
+                }
+            })
+            .collect();
+        Workload {
+            requests,
+            classed: scenario.work == WorkKind::Bimodal,
+        }
+    }
+
+    /// Time of the last arrival in ms.
+    pub fn horizon_ms(&self) -> f64 {
+        self.requests.last().map_or(0.0, |r| r.arrival_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_changes_leave_arrival_draws_and_users_alone() {
+        let base = Scenario {
+            requests: 500,
+            rate: Some(300.0),
+            ..Scenario::default()
+        };
+        let other = Scenario {
+            slow_share: 0.4,
+            slow_ms: 900.0,
+            ..base.clone()
+        };
+        let (a, b) = (Workload::generate(&base), Workload::generate(&other));
+        for (x, y) in a.requests.iter().zip(&b.requests) {
+            assert_eq!((x.arrival_ms, x.user), (y.arrival_ms, y.user));
+            // Common random numbers: a request slow at 10% stays slow at 40%.
+            assert!(!x.slow || y.slow);
+        }
+    }
+
+    #[test]
+    fn mean_work_of_defaults_is_58_ms() {
+        assert!((Scenario::default().mean_work_ms() - 58.0).abs() < 1e-12);
+    }
+}
