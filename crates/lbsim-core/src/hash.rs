@@ -21,6 +21,10 @@ pub enum HashFn {
 }
 
 impl HashFn {
+    /// The default of the rings and tables (consistent-hash, bounded-load,
+    /// maglev, rendezvous) and of remapping experiments.
+    pub const DEFAULT: HashFn = HashFn::Xxh64;
+
     /// Every hash function, in the order the page lists them.
     pub const ALL: [HashFn; 4] = [HashFn::Fnv1a32, HashFn::Xxh32, HashFn::Xxh64, HashFn::Crc32];
 

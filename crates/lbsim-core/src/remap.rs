@@ -111,7 +111,7 @@ impl Default for Remap {
             keys: 1000,
             key_format: "session:{i}".to_string(),
             vnodes: 160,
-            hash: HashFn::Fnv1a32,
+            hash: HashFn::DEFAULT,
         }
     }
 }

@@ -102,8 +102,11 @@ pub struct Scenario {
     pub balancers: u32,
     /// Algorithms to run, in canonical order.
     pub algorithms: Vec<AlgorithmId>,
-    /// Hash function of the hashing rules.
-    pub hash: HashFn,
+    /// Hash function of the hashing rules; unset, each rule uses its own
+    /// default (FNV-1a 32 for `user-hash`, as the article; xxh64 for the
+    /// rings and tables, where FNV-1a's weak mixing of similar short keys
+    /// such as `s1#0`, `s1#1` would crowd the points).
+    pub hash: Option<HashFn>,
     /// Ring points per weight unit (consistent-hash, bounded-load).
     pub vnodes: u32,
     /// HAProxy `hash-balance-factor` in percent (bounded-load).
@@ -132,7 +135,7 @@ impl Default for Scenario {
             names: Vec::new(),
             balancers: 1,
             algorithms: AlgorithmId::ALL.to_vec(),
-            hash: HashFn::Fnv1a32,
+            hash: None,
             vnodes: 160,
             balance_factor: 125,
         }
@@ -353,7 +356,7 @@ pub const FIELDS: &[Field] = &[
         0.0,
         0.0,
         0.0,
-        "hash function: fnv1a32, xxh32, xxh64, crc32",
+        "hash function: fnv1a32, xxh32, xxh64, crc32 (unset: fnv1a32 for user-hash, xxh64 otherwise)",
     ),
     field(
         "vnodes",
@@ -534,7 +537,8 @@ impl Scenario {
                 picked.dedup();
                 self.algorithms = picked;
             }
-            "hash" => self.hash = text.trim().parse().map_err(|_| f.error(text))?,
+            "hash" if text.trim().is_empty() => self.hash = None,
+            "hash" => self.hash = Some(text.trim().parse().map_err(|_| f.error(text))?),
             "vnodes" => self.vnodes = f.parse_integer(text)? as u32,
             "balance-factor" => self.balance_factor = f.parse_integer(text)? as u32,
             _ => unreachable!("every field in FIELDS has a setter"),
@@ -568,7 +572,7 @@ impl Scenario {
                 let ids: Vec<&str> = self.algorithms.iter().map(|a| a.id()).collect();
                 ids.join(",")
             }
-            "hash" => self.hash.id().to_string(),
+            "hash" => self.hash?.id().to_string(),
             "vnodes" => self.vnodes.to_string(),
             "balance-factor" => self.balance_factor.to_string(),
             _ => return None,

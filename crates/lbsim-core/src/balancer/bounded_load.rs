@@ -54,7 +54,7 @@ impl BoundedLoad {
             .collect();
         BoundedLoad {
             ring: Ring::new(pool),
-            hash: pool.hash,
+            hash: pool.hash_or(HashFn::DEFAULT),
             factor: u64::from(pool.balance_factor),
             total_weight: weights.iter().sum(),
             weights,

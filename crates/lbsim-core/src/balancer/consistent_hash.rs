@@ -18,7 +18,12 @@ pub struct Ring {
 impl Ring {
     /// The ring of `pool`.
     pub fn new(pool: &Pool) -> Ring {
-        Ring::build(&pool.names, &pool.weights, pool.vnodes, pool.hash)
+        Ring::build(
+            &pool.names,
+            &pool.weights,
+            pool.vnodes,
+            pool.hash_or(HashFn::DEFAULT),
+        )
     }
 
     /// The ring of `names` with `vnodes` points per unit of `weights`.
@@ -72,7 +77,7 @@ impl ConsistentHash {
     pub fn new(pool: &Pool) -> ConsistentHash {
         ConsistentHash {
             ring: Ring::new(pool),
-            hash: pool.hash,
+            hash: pool.hash_or(HashFn::DEFAULT),
         }
     }
 }

@@ -64,10 +64,11 @@ pub struct Maglev {
 impl Maglev {
     /// The table of `pool`.
     pub fn new(pool: &Pool) -> Maglev {
-        let perms = permutations(&pool.names, pool.hash, TABLE_SIZE);
+        let hash = pool.hash_or(HashFn::DEFAULT);
+        let perms = permutations(&pool.names, hash, TABLE_SIZE);
         Maglev {
             table: populate(&perms, TABLE_SIZE),
-            hash: pool.hash,
+            hash,
         }
     }
 

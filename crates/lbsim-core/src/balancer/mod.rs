@@ -67,8 +67,8 @@ pub struct Pool {
     pub names: Vec<String>,
     /// Server weights.
     pub weights: Vec<u32>,
-    /// Hash function of the hashing rules.
-    pub hash: HashFn,
+    /// Hash function of the hashing rules; `None` for each rule's default.
+    pub hash: Option<HashFn>,
     /// Ring points per weight unit.
     pub vnodes: u32,
     /// Bounded-load factor in percent.
@@ -81,7 +81,7 @@ impl Pool {
         Pool {
             names: names.iter().map(|n| String::from(*n)).collect(),
             weights: alloc::vec![1; names.len()],
-            hash: HashFn::Fnv1a32,
+            hash: None,
             vnodes: 160,
             balance_factor: 125,
         }
@@ -95,6 +95,11 @@ impl Pool {
     /// Whether the pool has no server.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
+    }
+
+    /// The hash function, or `default` when the scenario leaves it unset.
+    pub fn hash_or(&self, default: HashFn) -> HashFn {
+        self.hash.unwrap_or(default)
     }
 
     /// Whether all weights are equal, so rules can take their unweighted path.

@@ -35,7 +35,7 @@ impl Rendezvous {
     pub fn new(pool: &Pool) -> Rendezvous {
         Rendezvous {
             names: pool.names.clone(),
-            hash: pool.hash,
+            hash: pool.hash_or(HashFn::DEFAULT),
         }
     }
 }

@@ -15,7 +15,7 @@ impl UserHash {
     /// User hash over `pool` with the pool's hash function.
     pub fn new(pool: &Pool) -> UserHash {
         UserHash {
-            hash: pool.hash,
+            hash: pool.hash_or(HashFn::Fnv1a32),
             servers: pool.len() as u64,
         }
     }
