@@ -18,8 +18,8 @@ use core::cmp::Reverse;
 
 use crate::balancer::{self, AlgorithmId, Balancer, Pick, Pool, Rng};
 use crate::report::{
-    downsample, nearest_rank, AlgorithmResult, Distributions, KeyShare, Latencies, Percentiles,
-    Realized, Report, ServerResult, Wait, QUEUE_BUCKETS,
+    rank, summarize, AlgorithmResult, Distributions, KeyShare, Latencies, Realized, Report, ServerResult,
+    Wait, QUEUE_BUCKETS,
 };
 use crate::scenario::{Scenario, ScenarioError};
 use crate::workload::{algorithm_rng, Workload};
@@ -100,15 +100,10 @@ struct Server {
     queue: Queue,
 }
 
-/// A completion to deliver to the copy that sent the request.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-struct Completion {
-    at: u64,
-    request: u32,
-    copy: u16,
-    server: u32,
-    latency: u64,
-}
+/// A completion to deliver to the copy that sent the request: (finish time
+/// as sortable bits, request index). Small entries keep the heap fast; the
+/// index orders equal times and finds the rest.
+type Completion = (u64, u32);
 
 /// One algorithm's run over the workload, resumable.
 struct AlgorithmRun {
@@ -118,9 +113,11 @@ struct AlgorithmRun {
     rng: Rng,
     servers: Vec<Server>,
     completions: BinaryHeap<Reverse<Completion>>,
+    /// Server of each request, for delivering completions.
+    server_of: Vec<u32>,
     next: usize,
-    /// Latencies as sortable bits, by class (index 1 = slow).
-    latencies: [Vec<u64>; 2],
+    /// Latencies by class (index 1 = slow).
+    latencies: [Vec<f64>; 2],
     waits: Vec<u64>,
     wait_sum: f64,
     makespan_ms: f64,
@@ -146,21 +143,11 @@ pub struct Dispatch {
 }
 
 impl AlgorithmRun {
-    fn new(
-        algorithm: AlgorithmId,
-        scenario: &Scenario,
-        pool: &Pool,
-        horizon_ms: f64,
-    ) -> AlgorithmRun {
-        let copies: Vec<Box<dyn Balancer>> = (0..scenario.balancers)
-            .map(|_| balancer::build(algorithm, pool))
-            .collect();
+    fn new(algorithm: AlgorithmId, scenario: &Scenario, pool: &Pool, horizon_ms: f64) -> AlgorithmRun {
+        let copies: Vec<Box<dyn Balancer>> =
+            (0..scenario.balancers).map(|_| balancer::build(algorithm, pool)).collect();
         let observes = copies[0].observes_completions();
-        let bucket_ms = if horizon_ms > 0.0 {
-            horizon_ms / QUEUE_BUCKETS as f64
-        } else {
-            1.0
-        };
+        let bucket_ms = if horizon_ms > 0.0 { horizon_ms / QUEUE_BUCKETS as f64 } else { 1.0 };
         let servers = (0..pool.len())
             .map(|i| Server {
                 slots: (0..scenario.slots).map(|_| Reverse(0)).collect(),
@@ -178,6 +165,7 @@ impl AlgorithmRun {
             rng: algorithm_rng(scenario.seed, algorithm.id()),
             servers,
             completions: BinaryHeap::new(),
+            server_of: if observes { Vec::with_capacity(n) } else { Vec::new() },
             next: 0,
             latencies: [Vec::with_capacity(n), Vec::new()],
             waits: Vec::with_capacity(n),
@@ -190,30 +178,27 @@ impl AlgorithmRun {
 
     /// Runs up to `budget` more requests; true when all are dispatched.
     fn advance(&mut self, workload: &Workload, budget: u64) -> bool {
-        let end = workload
-            .requests
-            .len()
-            .min(self.next.saturating_add(budget as usize));
+        let end = workload.requests.len().min(self.next.saturating_add(budget as usize));
         for index in self.next..end {
             let request = &workload.requests[index];
             let now = request.arrival_ms;
             if self.observes {
-                self.deliver_completions(bits(now));
+                self.deliver_completions(workload, bits(now));
             }
             let copy = &mut self.copies[usize::from(request.copy)];
-            let pick = Pick {
-                now_ms: now,
-                user: request.user,
-            };
+            let pick = Pick { now_ms: now, user: request.user };
             let s = copy.pick(&pick, &mut self.rng);
             copy.dispatched(s);
 
             let server = &mut self.servers[s];
-            let Reverse(free) = server.slots.pop().unwrap_or(Reverse(0));
-            let start = now.max(f64::from_bits(free));
+            // The earliest free slot takes the request: replace the heap's
+            // top in place (one sift-down instead of a pop and a push).
+            let Some(mut earliest) = server.slots.peek_mut() else { continue };
+            let start = now.max(f64::from_bits(earliest.0));
             let service = request.work_ms / server.speed;
             let done = start + service;
-            server.slots.push(Reverse(bits(done)));
+            earliest.0 = bits(done);
+            drop(earliest);
             server.requests += 1;
             server.busy_ms += service;
             server.queue.advance_to(now);
@@ -234,59 +219,52 @@ impl AlgorithmRun {
                 });
             }
             self.waits.push(bits(wait));
-            self.latencies[usize::from(request.slow)].push(bits(latency));
+            self.latencies[usize::from(request.slow)].push(latency);
             self.makespan_ms = self.makespan_ms.max(done);
             if self.observes {
-                self.completions.push(Reverse(Completion {
-                    at: bits(done),
-                    request: index as u32,
-                    copy: request.copy,
-                    server: s as u32,
-                    latency: bits(latency),
-                }));
+                self.completions.push(Reverse((bits(done), index as u32)));
+                self.server_of.push(s as u32);
             }
         }
         self.next = end;
         end == workload.requests.len()
     }
 
-    fn deliver_completions(&mut self, until: u64) {
-        while let Some(Reverse(c)) = self.completions.peek() {
-            if c.at > until {
+    fn deliver_completions(&mut self, workload: &Workload, until: u64) {
+        while let Some(&Reverse((at, index))) = self.completions.peek() {
+            if at > until {
                 break;
             }
-            let (copy, server, at, latency, request) =
-                (c.copy, c.server, c.at, c.latency, c.request);
             self.completions.pop();
+            let request = &workload.requests[index as usize];
+            let done = f64::from_bits(at);
             if let Some(log) = &mut self.log {
-                log[request as usize].delivered_ms = Some(f64::from_bits(at));
+                log[index as usize].delivered_ms = Some(done);
             }
-            self.copies[usize::from(copy)].completed(
-                server as usize,
-                f64::from_bits(at),
-                f64::from_bits(latency),
-            );
+            let server = self.server_of[index as usize] as usize;
+            self.copies[usize::from(request.copy)].completed(server, done, done - request.arrival_ms);
         }
     }
 
     fn finish(mut self, scenario: &Scenario, workload: &Workload) -> AlgorithmResult {
         // Deliver what is still in flight, so every request completes once.
-        self.deliver_completions(u64::MAX);
+        self.deliver_completions(workload, u64::MAX);
         let horizon = workload.horizon_ms();
         let n = workload.requests.len().max(1) as f64;
-        let sorted = |v: &mut Vec<u64>| -> Vec<f64> {
-            v.sort_unstable();
-            v.iter().map(|&b| f64::from_bits(b)).collect()
+        let [quick, slow] = &self.latencies;
+        let (all, all_cdf) = summarize(&[quick, slow]);
+        let (quick, quick_cdf) = summarize(&[quick]);
+        let (slow, slow_cdf) = summarize(&[slow]);
+        // Only the p99 of waits is reported: select it, no sort needed.
+        let wait_p99 = if self.waits.is_empty() {
+            0.0
+        } else {
+            let r = rank(0.99, self.waits.len());
+            f64::from_bits(*self.waits.select_nth_unstable(r - 1).1)
         };
-        let quick = sorted(&mut self.latencies[0]);
-        let slow = sorted(&mut self.latencies[1]);
-        let all = merge(&quick, &slow);
-        let waits = sorted(&mut self.waits);
 
         let makespan = self.makespan_ms.max(f64::MIN_POSITIVE);
-        let names: Vec<String> = (0..self.servers.len())
-            .map(|i| scenario.server_name(i))
-            .collect();
+        let names: Vec<String> = (0..self.servers.len()).map(|i| scenario.server_name(i)).collect();
         let servers: Vec<ServerResult> = self
             .servers
             .iter_mut()
@@ -316,59 +294,22 @@ impl AlgorithmRun {
         let classed = workload.classed;
         AlgorithmResult {
             algorithm: self.algorithm,
-            latency_ms: Latencies {
-                all: Percentiles::of_sorted(&all),
-                quick: classed.then(|| Percentiles::of_sorted(&quick)),
-                slow: classed.then(|| Percentiles::of_sorted(&slow)),
-            },
-            wait_ms: Wait {
-                mean: self.wait_sum / n,
-                p99: nearest_rank(&waits, 0.99),
-            },
+            latency_ms: Latencies { all, quick: classed.then_some(quick), slow: classed.then_some(slow) },
+            wait_ms: Wait { mean: self.wait_sum / n, p99: wait_p99 },
             peak_queue: servers.iter().map(|s| s.peak_queue).max().unwrap_or(0),
             busiest_share: servers.iter().map(|s| s.share).fold(0.0, f64::max),
-            imbalance: if mean_load > 0.0 {
-                busiest_load / mean_load
-            } else {
-                1.0
-            },
+            imbalance: if mean_load > 0.0 { busiest_load / mean_load } else { 1.0 },
             makespan_ms: self.makespan_ms,
             queue_bucket_ms: self.bucket_ms,
             queue_series,
             cdf: Distributions {
-                all: downsample(&all),
-                quick: if classed {
-                    downsample(&quick)
-                } else {
-                    Vec::new()
-                },
-                slow: if classed {
-                    downsample(&slow)
-                } else {
-                    Vec::new()
-                },
+                all: all_cdf,
+                quick: if classed { quick_cdf } else { Vec::new() },
+                slow: if classed { slow_cdf } else { Vec::new() },
             },
             servers,
         }
     }
-}
-
-/// Merges two sorted slices.
-fn merge(a: &[f64], b: &[f64]) -> Vec<f64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] <= b[j] {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
 /// Figures of the drawn stream itself.
@@ -380,38 +321,22 @@ fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
     for r in &workload.requests {
         per_user[r.user as usize] += 1;
     }
-    let mut heaviest: Vec<(u64, u32)> = per_user
-        .iter()
-        .enumerate()
-        .skip(1)
-        .map(|(u, &c)| (c, u as u32))
-        .filter(|&(c, _)| c > 0)
-        .collect();
+    let mut heaviest: Vec<(u64, u32)> =
+        per_user.iter().enumerate().skip(1).map(|(u, &c)| (c, u as u32)).filter(|&(c, _)| c > 0).collect();
     // Heaviest first; equal counts by user id, so the order is reproducible.
     heaviest.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     heaviest.truncate(10);
     let share = |c: u64| c as f64 / n.max(1) as f64;
     Realized {
         requests: n as u64,
-        load: if horizon > 0.0 {
-            total_work / (scenario.capacity() * horizon)
-        } else {
-            0.0
-        },
+        load: if horizon > 0.0 { total_work / (scenario.capacity() * horizon) } else { 0.0 },
         slow_share: share(workload.requests.iter().filter(|r| r.slow).count() as u64),
-        rate_per_s: if horizon > 0.0 {
-            n as f64 / horizon * 1000.0
-        } else {
-            0.0
-        },
+        rate_per_s: if horizon > 0.0 { n as f64 / horizon * 1000.0 } else { 0.0 },
         top_user_share: heaviest.first().map_or(0.0, |&(c, _)| share(c)),
         top10_share: share(heaviest.iter().map(|&(c, _)| c).sum()),
         heaviest_keys: heaviest
             .iter()
-            .map(|&(c, u)| KeyShare {
-                key: alloc::format!("user-{u}"),
-                share: share(c),
-            })
+            .map(|&(c, u)| KeyShare { key: alloc::format!("user-{u}"), share: share(c) })
             .collect(),
     }
 }
@@ -445,21 +370,13 @@ impl Simulation {
         };
         let mut pending = scenario.algorithms.clone();
         pending.reverse();
-        Ok(Simulation {
-            scenario,
-            workload,
-            pool,
-            pending,
-            current: None,
-            results: Vec::new(),
-        })
+        Ok(Simulation { scenario, workload, pool, pending, current: None, results: Vec::new() })
     }
 
     /// Requests done and total (requests x algorithms), for progress bars.
     pub fn progress(&self) -> (u64, u64) {
         let n = self.workload.requests.len() as u64;
-        let done =
-            self.results.len() as u64 * n + self.current.as_ref().map_or(0, |r| r.next as u64);
+        let done = self.results.len() as u64 * n + self.current.as_ref().map_or(0, |r| r.next as u64);
         (done, n * self.scenario.algorithms.len() as u64)
     }
 
@@ -481,12 +398,19 @@ impl Simulation {
             budget -= (run.next - before) as u64;
             if done {
                 if let Some(run) = self.current.take() {
-                    self.results
-                        .push(run.finish(&self.scenario, &self.workload));
+                    self.results.push(run.finish(&self.scenario, &self.workload));
                 }
             }
         }
         self.is_finished()
+    }
+
+    /// Runs one algorithm over this simulation's workload, independently of
+    /// the sliced run (the benchmark times exactly this).
+    pub fn run_one(&self, algorithm: AlgorithmId) -> AlgorithmResult {
+        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
+        run.advance(&self.workload, u64::MAX);
+        run.finish(&self.scenario, &self.workload)
     }
 
     /// Whether every algorithm has run.
@@ -512,20 +436,12 @@ impl Simulation {
 
 /// Runs one algorithm of a scenario and returns what happened to each
 /// request, in arrival order.
-pub fn dispatch_log(
-    scenario: &Scenario,
-    algorithm: AlgorithmId,
-) -> Result<Vec<Dispatch>, ScenarioError> {
+pub fn dispatch_log(scenario: &Scenario, algorithm: AlgorithmId) -> Result<Vec<Dispatch>, ScenarioError> {
     let sim = Simulation::new(scenario)?;
-    let mut run = AlgorithmRun::new(
-        algorithm,
-        &sim.scenario,
-        &sim.pool,
-        sim.workload.horizon_ms(),
-    );
+    let mut run = AlgorithmRun::new(algorithm, &sim.scenario, &sim.pool, sim.workload.horizon_ms());
     run.log = Some(Vec::with_capacity(sim.workload.requests.len()));
     run.advance(&sim.workload, u64::MAX);
-    run.deliver_completions(u64::MAX);
+    run.deliver_completions(&sim.workload, u64::MAX);
     Ok(run.log.unwrap_or_default())
 }
 

@@ -58,9 +58,7 @@ impl FromStr for HashFn {
 
 /// 32-bit FNV-1a.
 pub fn fnv1a32(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(0x811c_9dc5, |h, &b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    })
+    bytes.iter().fold(0x811c_9dc5, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
 }
 
 /// A key such as `user-42` or `s1#7` written into a stack buffer, so the hot
@@ -80,10 +78,7 @@ impl KeyBuf {
 
     /// Just `text`.
     pub fn text(text: &str) -> KeyBuf {
-        let mut key = KeyBuf {
-            bytes: [0; 64],
-            len: 0,
-        };
+        let mut key = KeyBuf { bytes: [0; 64], len: 0 };
         key.push_str(text);
         key
     }

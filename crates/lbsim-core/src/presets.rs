@@ -54,13 +54,7 @@ fn degraded() -> Scenario {
 }
 
 fn herding() -> Scenario {
-    Scenario {
-        servers: 16,
-        slots: 2,
-        balancers: 8,
-        load: 0.85,
-        ..Scenario::default()
-    }
+    Scenario { servers: 16, slots: 2, balancers: 8, load: 0.85, ..Scenario::default() }
 }
 
 fn theory() -> Scenario {

@@ -34,13 +34,8 @@ pub enum Scheme {
 
 impl Scheme {
     /// Every scheme.
-    pub const ALL: [Scheme; 5] = [
-        Scheme::Modulo,
-        Scheme::ConsistentHash,
-        Scheme::Jump,
-        Scheme::Rendezvous,
-        Scheme::Maglev,
-    ];
+    pub const ALL: [Scheme; 5] =
+        [Scheme::Modulo, Scheme::ConsistentHash, Scheme::Jump, Scheme::Rendezvous, Scheme::Maglev];
 
     /// The kebab-case id.
     pub fn id(self) -> &'static str {
@@ -151,43 +146,28 @@ pub struct RemapReport {
 }
 
 fn error(field: &str, value: &str, allowed: &str) -> ScenarioError {
-    ScenarioError {
-        field: field.to_string(),
-        value: value.to_string(),
-        allowed: allowed.to_string(),
-    }
+    ScenarioError { field: field.to_string(), value: value.to_string(), allowed: allowed.to_string() }
 }
 
 /// Maps every key to a node index for one node list.
 fn owners(remap: &Remap, nodes: &[String], keys: &[String]) -> Vec<usize> {
     let hash = remap.hash;
     match remap.scheme {
-        Scheme::Modulo => keys
-            .iter()
-            .map(|k| (hash.hash(k.as_bytes()) % nodes.len() as u64) as usize)
-            .collect(),
-        Scheme::Jump => keys
-            .iter()
-            .map(|k| jump(hash.hash(k.as_bytes()), nodes.len() as u32) as usize)
-            .collect(),
+        Scheme::Modulo => {
+            keys.iter().map(|k| (hash.hash(k.as_bytes()) % nodes.len() as u64) as usize).collect()
+        }
+        Scheme::Jump => {
+            keys.iter().map(|k| jump(hash.hash(k.as_bytes()), nodes.len() as u32) as usize).collect()
+        }
         Scheme::ConsistentHash => {
             let ring = Ring::build(nodes, &alloc::vec![1; nodes.len()], remap.vnodes, hash);
-            keys.iter()
-                .map(|k| ring.owner(hash.hash(k.as_bytes())))
-                .collect()
+            keys.iter().map(|k| ring.owner(hash.hash(k.as_bytes()))).collect()
         }
-        Scheme::Rendezvous => keys
-            .iter()
-            .map(|k| rendezvous::winner(k.as_bytes(), nodes, hash))
-            .collect(),
+        Scheme::Rendezvous => keys.iter().map(|k| rendezvous::winner(k.as_bytes(), nodes, hash)).collect(),
         Scheme::Maglev => {
-            let table = maglev::populate(
-                &maglev::permutations(nodes, hash, maglev::TABLE_SIZE),
-                maglev::TABLE_SIZE,
-            );
-            keys.iter()
-                .map(|k| maglev::Maglev::lookup(&table, hash.hash(k.as_bytes())))
-                .collect()
+            let table =
+                maglev::populate(&maglev::permutations(nodes, hash, maglev::TABLE_SIZE), maglev::TABLE_SIZE);
+            keys.iter().map(|k| maglev::Maglev::lookup(&table, hash.hash(k.as_bytes()))).collect()
         }
     }
 }
@@ -203,32 +183,16 @@ fn ownership(nodes: &[String], owner: &[usize]) -> Ownership {
 /// Runs a remapping experiment.
 pub fn remap(remap: &Remap) -> Result<RemapReport, ScenarioError> {
     if remap.nodes.is_empty() || remap.nodes.len() > 1024 {
-        return Err(error(
-            "nodes",
-            &remap.nodes.join(","),
-            "1 to 1024 node names",
-        ));
+        return Err(error("nodes", &remap.nodes.join(","), "1 to 1024 node names"));
     }
     if !remap.key_format.contains("{i}") {
-        return Err(error(
-            "key-format",
-            &remap.key_format,
-            "a pattern containing {i}",
-        ));
+        return Err(error("key-format", &remap.key_format, "a pattern containing {i}"));
     }
     if remap.keys == 0 || remap.keys > 10_000_000 {
-        return Err(error(
-            "keys",
-            &remap.keys.to_string(),
-            "1 to 10000000 (number of keys)",
-        ));
+        return Err(error("keys", &remap.keys.to_string(), "1 to 10000000 (number of keys)"));
     }
     if remap.vnodes == 0 || remap.vnodes > 1000 {
-        return Err(error(
-            "vnodes",
-            &remap.vnodes.to_string(),
-            "1 to 1000 (ring points per node)",
-        ));
+        return Err(error("vnodes", &remap.vnodes.to_string(), "1 to 1000 (ring points per node)"));
     }
     let mut after = remap.nodes.clone();
     match &remap.change {
@@ -246,16 +210,12 @@ pub fn remap(remap: &Remap) -> Result<RemapReport, ScenarioError> {
             after.remove(i);
         }
     }
-    let keys: Vec<String> = (0..remap.keys)
-        .map(|i| remap.key_format.replace("{i}", &i.to_string()))
-        .collect();
+    let keys: Vec<String> =
+        (0..remap.keys).map(|i| remap.key_format.replace("{i}", &i.to_string())).collect();
     let before_owner = owners(remap, &remap.nodes, &keys);
     let after_owner = owners(remap, &after, &keys);
-    let moved = before_owner
-        .iter()
-        .zip(&after_owner)
-        .filter(|(&b, &a)| remap.nodes[b] != after[a])
-        .count() as u64;
+    let moved =
+        before_owner.iter().zip(&after_owner).filter(|(&b, &a)| remap.nodes[b] != after[a]).count() as u64;
     Ok(RemapReport {
         keys: remap.keys,
         moved,

@@ -151,44 +151,113 @@ pub struct AlgorithmResult {
     pub servers: Vec<ServerResult>,
 }
 
-/// The nearest-rank p-quantile of sorted values: `v[ceil(p * n) - 1]`.
-pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = libm::ceil(p * sorted.len() as f64) as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
+/// The 1-based nearest rank of the p-quantile of n values: `ceil(p * n)`,
+/// at least 1.
+pub fn rank(p: f64, n: usize) -> usize {
+    (libm::ceil(p * n as f64) as usize).clamp(1, n.max(1))
 }
 
-impl Percentiles {
-    /// Percentiles of sorted values.
-    pub fn of_sorted(sorted: &[f64]) -> Percentiles {
-        if sorted.is_empty() {
-            return Percentiles::default();
-        }
-        Percentiles {
-            p50: nearest_rank(sorted, 0.5),
-            p90: nearest_rank(sorted, 0.9),
-            p99: nearest_rank(sorted, 0.99),
-            p999: nearest_rank(sorted, 0.999),
-            max: sorted[sorted.len() - 1],
-            mean: sorted.iter().sum::<f64>() / sorted.len() as f64,
-        }
-    }
-}
+/// Bits of a non-negative float kept as its bin: sign, exponent and the top
+/// 8 mantissa bits, so bins are 1/256 of an octave (0.4%) wide and ordered
+/// like the values.
+const BIN_SHIFT: u32 = 44;
 
-/// A few hundred `[value, F(value)]` points of a sorted sample: evenly
-/// spaced in probability, plus points that resolve the tail down to
-/// `1 - F = 1/n` for the tail view.
-pub fn downsample(sorted: &[f64]) -> Vec<[f64; 2]> {
-    let n = sorted.len();
+/// Nearest-rank percentiles and a downsampled CDF of a sample given in
+/// parts (the classes), without sorting it: one pass bins the values by
+/// their float bits, the cumulative counts locate each wanted rank's bin,
+/// and a selection inside that bin gives the exact value. O(n), where a
+/// sort would be O(n log n) and most of a run's cost.
+///
+/// The CDF points are exact points of the empirical distribution: the
+/// largest value of a bin and the share of values up to it.
+pub fn summarize(parts: &[&[f64]]) -> (Percentiles, Vec<[f64; 2]>) {
+    let n: usize = parts.iter().map(|p| p.len()).sum();
     if n == 0 {
-        return Vec::new();
+        return (Percentiles::default(), Vec::new());
     }
-    let mut ranks: Vec<usize> = (1..=CDF_POINTS)
-        .map(|k| (k * n).div_ceil(CDF_POINTS))
-        .collect();
-    // Tail ranks: 1 - F = 10^(-x) for x = 2, 2.25, ... down to one request.
+    let values = || parts.iter().flat_map(|p| p.iter().map(|v| v.to_bits()));
+    let (mut lo, mut hi, mut sum) = (u64::MAX, 0u64, 0.0);
+    for part in parts {
+        for &v in *part {
+            lo = lo.min(v.to_bits());
+            hi = hi.max(v.to_bits());
+            sum += v;
+        }
+    }
+    let base = lo >> BIN_SHIFT;
+    let bins = ((hi >> BIN_SHIFT) - base + 1) as usize;
+    let mut count = alloc::vec![0u64; bins];
+    let mut top = alloc::vec![0u64; bins];
+    for b in values() {
+        let i = ((b >> BIN_SHIFT) - base) as usize;
+        count[i] += 1;
+        top[i] = top[i].max(b);
+    }
+    let mut cumulative = count;
+    for i in 1..bins {
+        cumulative[i] += cumulative[i - 1];
+    }
+    let bin_of_rank = |r: usize| cumulative.partition_point(|&c| (c as usize) < r);
+
+    // The median and p90 come from selecting inside their bins; the tail
+    // from p99's bin up is gathered whole and sorted (about 1% of the
+    // values), so p99, p99.9 and the tail view are exact ranks.
+    let body = [rank(0.5, n), rank(0.9, n)];
+    let body_bins = body.map(bin_of_rank);
+    let tail_bin = bin_of_rank(rank(0.99, n));
+    let mut in_bin: [Vec<u64>; 2] = Default::default();
+    let mut tail: Vec<u64> = Vec::new();
+    for b in values() {
+        let i = ((b >> BIN_SHIFT) - base) as usize;
+        if i >= tail_bin {
+            tail.push(b);
+        }
+        if i == body_bins[0] {
+            in_bin[0].push(b);
+        } else if i == body_bins[1] {
+            in_bin[1].push(b);
+        }
+    }
+    let before = |bin: usize| if bin == 0 { 0 } else { cumulative[bin - 1] as usize };
+    let mut body_values = [0.0; 2];
+    for k in 0..2 {
+        let slot = if body_bins[k] == body_bins[0] { 0 } else { 1 };
+        let (_, v, _) = in_bin[slot].select_nth_unstable(body[k] - before(body_bins[k]) - 1);
+        body_values[k] = f64::from_bits(*v);
+    }
+    tail.sort_unstable();
+    let tail_start = before(tail_bin);
+    let tail_value = |r: usize| f64::from_bits(tail[r - tail_start - 1]);
+    let percentiles = Percentiles {
+        p50: body_values[0],
+        p90: body_values[1],
+        p99: tail_value(rank(0.99, n)),
+        p999: tail_value(rank(0.999, n)),
+        max: f64::from_bits(hi),
+        mean: sum / n as f64,
+    };
+
+    let mut cdf: Vec<[f64; 2]> = Vec::new();
+    let mut last_bin = usize::MAX;
+    for r in cdf_ranks(n) {
+        if r > tail_start {
+            cdf.push([tail_value(r), r as f64 / n as f64]);
+            continue;
+        }
+        let bin = bin_of_rank(r);
+        if bin != last_bin {
+            cdf.push([f64::from_bits(top[bin]), cumulative[bin] as f64 / n as f64]);
+            last_bin = bin;
+        }
+    }
+    (percentiles, cdf)
+}
+
+/// Ranks to plot: evenly spaced in probability, plus ranks that resolve
+/// the tail (`1 - F = 10^-2, 10^-2.25, ...` down to one value) for the tail
+/// view; ascending.
+fn cdf_ranks(n: usize) -> Vec<usize> {
+    let mut ranks: Vec<usize> = (0..=CDF_POINTS).map(|k| (k * n).div_ceil(CDF_POINTS).max(1)).collect();
     let mut x = 2.0;
     loop {
         let above = libm::pow(10.0, -x) * n as f64;
@@ -198,41 +267,73 @@ pub fn downsample(sorted: &[f64]) -> Vec<[f64; 2]> {
         ranks.push(n - libm::floor(above) as usize);
         x += 0.25;
     }
-    ranks.push(1);
     ranks.sort_unstable();
     ranks.dedup();
     ranks
-        .into_iter()
-        .filter(|&r| r >= 1)
-        .map(|r| [sorted[r - 1], r as f64 / n as f64])
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The definition: `v[ceil(p * n) - 1]` of the sorted values.
+    fn by_sorting(values: &[f64]) -> Percentiles {
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let at = |p: f64| v[rank(p, v.len()) - 1];
+        Percentiles {
+            p50: at(0.5),
+            p90: at(0.9),
+            p99: at(0.99),
+            p999: at(0.999),
+            max: v[v.len() - 1],
+            mean: values.iter().sum::<f64>() / v.len() as f64,
+        }
+    }
 
     #[test]
     fn nearest_rank_matches_the_definition() {
         let v: Vec<f64> = (1..=10).map(f64::from).collect();
-        assert_eq!(nearest_rank(&v, 0.5), 5.0);
-        assert_eq!(nearest_rank(&v, 0.9), 9.0);
-        assert_eq!(nearest_rank(&v, 0.91), 10.0);
-        assert_eq!(nearest_rank(&v, 0.0), 1.0);
-        let p = Percentiles::of_sorted(&v);
-        assert_eq!((p.max, p.mean), (10.0, 5.5));
+        let (p, _) = summarize(&[&v]);
+        assert_eq!((p.p50, p.p90, p.p99, p.max, p.mean), (5.0, 9.0, 10.0, 10.0, 5.5));
+        assert_eq!(rank(0.91, 10), 10);
+        assert_eq!(rank(0.0, 10), 1);
+    }
+
+    proptest! {
+        /// Binning and selecting gives exactly the sorted nearest ranks, and
+        /// every CDF point lies on the empirical distribution.
+        #[test]
+        fn summary_equals_sorting(
+            quick in proptest::collection::vec(0.001f64..1e6, 0..300),
+            slow in proptest::collection::vec(prop_oneof![Just(400.0), 0.001f64..2000.0], 1..300),
+        ) {
+            let (p, cdf) = summarize(&[&quick, &slow]);
+            let mut all = quick.clone();
+            all.extend_from_slice(&slow);
+            let want = by_sorting(&all);
+            prop_assert_eq!((p.p50, p.p90, p.p99, p.p999, p.max), (want.p50, want.p90, want.p99, want.p999, want.max));
+            prop_assert!((p.mean - want.mean).abs() <= 1e-9 * want.mean.abs());
+            // Each point is on the empirical CDF's step at its value.
+            let n = all.len() as f64;
+            for [v, f] in &cdf {
+                let below = all.iter().filter(|&&x| x < *v).count() as f64 / n;
+                let at_or_below = all.iter().filter(|&&x| x <= *v).count() as f64 / n;
+                prop_assert!(below < *f && *f <= at_or_below, "{} at {}", f, v);
+            }
+            prop_assert!(cdf.windows(2).all(|w| w[0][0] <= w[1][0] && w[0][1] < w[1][1]));
+            prop_assert_eq!(cdf.last().map(|p| p[1]), Some(1.0));
+        }
     }
 
     #[test]
-    fn downsampled_cdf_is_monotone_and_ends_at_one() {
+    fn downsampled_cdf_has_a_few_hundred_points_and_resolves_the_tail() {
         let v: Vec<f64> = (1..=100_000).map(f64::from).collect();
-        let cdf = downsample(&v);
-        assert!(cdf.len() > CDF_POINTS && cdf.len() < 2 * CDF_POINTS);
-        assert!(cdf
-            .windows(2)
-            .all(|w| w[0][0] <= w[1][0] && w[0][1] < w[1][1]));
+        let (_, cdf) = summarize(&[&v]);
+        assert!(cdf.len() > 100 && cdf.len() < 2 * CDF_POINTS, "{}", cdf.len());
         assert_eq!(*cdf.last().unwrap(), [100_000.0, 1.0]);
-        // The tail view reaches 1 - F = 1e-4 resolution.
-        assert!(cdf.iter().any(|p| (1.0 - p[1] - 1e-5).abs() < 1e-9));
+        // The tail view reaches 1 - F = 1e-5, one value in 100,000.
+        assert!(cdf.contains(&[99_999.0, 0.99999]));
     }
 }

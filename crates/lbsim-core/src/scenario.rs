@@ -31,12 +31,8 @@ pub enum WorkKind {
 
 impl WorkKind {
     /// All kinds, in the order the page lists them.
-    pub const ALL: [WorkKind; 4] = [
-        WorkKind::Bimodal,
-        WorkKind::Constant,
-        WorkKind::Exponential,
-        WorkKind::Lognormal,
-    ];
+    pub const ALL: [WorkKind; 4] =
+        [WorkKind::Bimodal, WorkKind::Constant, WorkKind::Exponential, WorkKind::Lognormal];
 
     /// The kebab-case id used in URLs, flags and JSON.
     pub fn id(self) -> &'static str {
@@ -182,14 +178,7 @@ const fn field(
     step: f64,
     meaning: &'static str,
 ) -> Field {
-    Field {
-        key,
-        kind,
-        min,
-        max,
-        step,
-        meaning,
-    }
+    Field { key, kind, min, max, step, meaning }
 }
 
 /// Largest seed: seeds travel through JavaScript numbers on the page.
@@ -198,46 +187,11 @@ pub const MAX_SEED: u64 = (1 << 53) - 1;
 /// The one table of scenario fields and their ranges. The CLI builds its
 /// flags from it, the URL codec its keys, the page its inputs.
 pub const FIELDS: &[Field] = &[
-    field(
-        "servers",
-        FieldKind::Integer,
-        1.0,
-        1024.0,
-        1.0,
-        "number of servers",
-    ),
-    field(
-        "slots",
-        FieldKind::Integer,
-        1.0,
-        1024.0,
-        1.0,
-        "concurrent slots per server",
-    ),
-    field(
-        "requests",
-        FieldKind::Integer,
-        1.0,
-        10_000_000.0,
-        1.0,
-        "number of requests",
-    ),
-    field(
-        "load",
-        FieldKind::Real,
-        0.01,
-        2.0,
-        0.01,
-        "target offered load (1 = all slots busy)",
-    ),
-    field(
-        "rate",
-        FieldKind::Real,
-        0.001,
-        10_000_000.0,
-        0.1,
-        "arrival rate in requests/s (overrides load)",
-    ),
+    field("servers", FieldKind::Integer, 1.0, 1024.0, 1.0, "number of servers"),
+    field("slots", FieldKind::Integer, 1.0, 1024.0, 1.0, "concurrent slots per server"),
+    field("requests", FieldKind::Integer, 1.0, 10_000_000.0, 1.0, "number of requests"),
+    field("load", FieldKind::Real, 0.01, 2.0, 0.01, "target offered load (1 = all slots busy)"),
+    field("rate", FieldKind::Real, 0.001, 10_000_000.0, 0.1, "arrival rate in requests/s (overrides load)"),
     field(
         "work",
         FieldKind::Choice,
@@ -246,30 +200,9 @@ pub const FIELDS: &[Field] = &[
         0.0,
         "work distribution: bimodal, constant, exponential, lognormal",
     ),
-    field(
-        "slow-share",
-        FieldKind::Real,
-        0.0,
-        1.0,
-        0.01,
-        "share of requests that are slow (bimodal)",
-    ),
-    field(
-        "fast-ms",
-        FieldKind::Real,
-        0.001,
-        1_000_000.0,
-        1.0,
-        "work of a quick request in ms (bimodal)",
-    ),
-    field(
-        "slow-ms",
-        FieldKind::Real,
-        0.001,
-        1_000_000.0,
-        1.0,
-        "work of a slow request in ms (bimodal)",
-    ),
+    field("slow-share", FieldKind::Real, 0.0, 1.0, 0.01, "share of requests that are slow (bimodal)"),
+    field("fast-ms", FieldKind::Real, 0.001, 1_000_000.0, 1.0, "work of a quick request in ms (bimodal)"),
+    field("slow-ms", FieldKind::Real, 0.001, 1_000_000.0, 1.0, "work of a slow request in ms (bimodal)"),
     field(
         "mean-ms",
         FieldKind::Real,
@@ -278,54 +211,12 @@ pub const FIELDS: &[Field] = &[
         1.0,
         "mean work in ms (constant, exponential, lognormal)",
     ),
-    field(
-        "sigma",
-        FieldKind::Real,
-        0.01,
-        4.0,
-        0.01,
-        "shape of log-normal work",
-    ),
-    field(
-        "users",
-        FieldKind::Integer,
-        1.0,
-        1_000_000.0,
-        1.0,
-        "number of distinct users",
-    ),
-    field(
-        "zipf",
-        FieldKind::Real,
-        0.0,
-        5.0,
-        0.01,
-        "Zipf exponent of user popularity (0 = uniform)",
-    ),
-    field(
-        "seed",
-        FieldKind::Integer,
-        0.0,
-        MAX_SEED as f64,
-        1.0,
-        "seed of every random stream",
-    ),
-    field(
-        "speeds",
-        FieldKind::NumberList,
-        0.01,
-        100.0,
-        0.01,
-        "speed factor per server, one per server",
-    ),
-    field(
-        "weights",
-        FieldKind::NumberList,
-        1.0,
-        1000.0,
-        1.0,
-        "weight per server, one per server",
-    ),
+    field("sigma", FieldKind::Real, 0.01, 4.0, 0.01, "shape of log-normal work"),
+    field("users", FieldKind::Integer, 1.0, 1_000_000.0, 1.0, "number of distinct users"),
+    field("zipf", FieldKind::Real, 0.0, 5.0, 0.01, "Zipf exponent of user popularity (0 = uniform)"),
+    field("seed", FieldKind::Integer, 0.0, MAX_SEED as f64, 1.0, "seed of every random stream"),
+    field("speeds", FieldKind::NumberList, 0.01, 100.0, 0.01, "speed factor per server, one per server"),
+    field("weights", FieldKind::NumberList, 1.0, 1000.0, 1.0, "weight per server, one per server"),
     field(
         "names",
         FieldKind::NameList,
@@ -342,14 +233,7 @@ pub const FIELDS: &[Field] = &[
         1.0,
         "balancer copies, each seeing only its own requests",
     ),
-    field(
-        "algorithms",
-        FieldKind::NameList,
-        0.0,
-        0.0,
-        0.0,
-        "algorithms to run",
-    ),
+    field("algorithms", FieldKind::NameList, 0.0, 0.0, 0.0, "algorithms to run"),
     field(
         "hash",
         FieldKind::Choice,
@@ -358,14 +242,7 @@ pub const FIELDS: &[Field] = &[
         0.0,
         "hash function: fnv1a32, xxh32, xxh64, crc32 (unset: fnv1a32 for user-hash, xxh64 otherwise)",
     ),
-    field(
-        "vnodes",
-        FieldKind::Integer,
-        1.0,
-        1000.0,
-        1.0,
-        "ring points per weight unit",
-    ),
+    field("vnodes", FieldKind::Integer, 1.0, 1000.0, 1.0, "ring points per weight unit"),
     field(
         "balance-factor",
         FieldKind::Integer,
@@ -399,11 +276,7 @@ pub struct ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: '{}' is not allowed; allowed: {}",
-            self.field, self.value, self.allowed
-        )
+        write!(f, "{}: '{}' is not allowed; allowed: {}", self.field, self.value, self.allowed)
     }
 }
 
@@ -417,10 +290,9 @@ impl Field {
             FieldKind::Integer | FieldKind::Real => {
                 format!("{} to {} ({})", self.min, self.max, self.meaning)
             }
-            FieldKind::NumberList => format!(
-                "comma-separated, each {} to {} ({})",
-                self.min, self.max, self.meaning
-            ),
+            FieldKind::NumberList => {
+                format!("comma-separated, each {} to {} ({})", self.min, self.max, self.meaning)
+            }
             FieldKind::NameList if self.key == "algorithms" => {
                 let ids: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
                 format!("comma-separated subset of {}", ids.join(","))
@@ -430,11 +302,7 @@ impl Field {
     }
 
     fn error(&self, value: &str) -> ScenarioError {
-        ScenarioError {
-            field: self.key.to_string(),
-            value: value.to_string(),
-            allowed: self.allowed(),
-        }
+        ScenarioError { field: self.key.to_string(), value: value.to_string(), allowed: self.allowed() }
     }
 
     fn check(&self, value: f64, text: &str) -> Result<f64, ScenarioError> {
@@ -464,9 +332,7 @@ impl Field {
         if text.trim().is_empty() {
             return Ok(Vec::new());
         }
-        text.split(',')
-            .map(|part| parse(part).map_err(|_| self.error(text)))
-            .collect()
+        text.split(',').map(|part| parse(part).map_err(|_| self.error(text))).collect()
     }
 }
 
@@ -478,9 +344,7 @@ fn format_list<T: fmt::Display>(items: &[T]) -> String {
 fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 32
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 impl Scenario {
@@ -513,23 +377,15 @@ impl Scenario {
             "zipf" => self.zipf = f.parse_real(text)?,
             "seed" => self.seed = f.parse_integer(text)?,
             "speeds" => self.speeds = f.parse_list(text, |p| f.parse_real(p))?,
-            "weights" => {
-                self.weights = f.parse_list(text, |p| f.parse_integer(p).map(|w| w as u32))?
-            }
+            "weights" => self.weights = f.parse_list(text, |p| f.parse_integer(p).map(|w| w as u32))?,
             "names" => {
-                self.names = f.parse_list(text, |p| {
-                    if valid_name(p) {
-                        Ok(p.to_string())
-                    } else {
-                        Err(f.error(p))
-                    }
-                })?
+                self.names =
+                    f.parse_list(text, |p| if valid_name(p) { Ok(p.to_string()) } else { Err(f.error(p)) })?
             }
             "balancers" => self.balancers = f.parse_integer(text)? as u32,
             "algorithms" => {
-                let mut picked: Vec<AlgorithmId> = f.parse_list(text, |p| {
-                    p.trim().parse::<AlgorithmId>().map_err(|_| f.error(p))
-                })?;
+                let mut picked: Vec<AlgorithmId> =
+                    f.parse_list(text, |p| p.trim().parse::<AlgorithmId>().map_err(|_| f.error(p)))?;
                 if picked.is_empty() {
                     return Err(f.error(text));
                 }
@@ -632,9 +488,7 @@ impl Scenario {
     /// `E[work]` in ms from the distribution's parameters.
     pub fn mean_work_ms(&self) -> f64 {
         match self.work {
-            WorkKind::Bimodal => {
-                (1.0 - self.slow_share) * self.fast_ms + self.slow_share * self.slow_ms
-            }
+            WorkKind::Bimodal => (1.0 - self.slow_share) * self.fast_ms + self.slow_share * self.slow_ms,
             WorkKind::Constant | WorkKind::Exponential | WorkKind::Lognormal => self.mean_ms,
         }
     }
@@ -651,17 +505,12 @@ impl Scenario {
 
     /// Name of server `i` (`s1`.. unless given).
     pub fn server_name(&self, i: usize) -> String {
-        self.names
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| format!("s{}", i + 1))
+        self.names.get(i).cloned().unwrap_or_else(|| format!("s{}", i + 1))
     }
 
     /// Total capacity in work-ms per ms: `sum(slots * speed)`.
     pub fn capacity(&self) -> f64 {
-        (0..self.servers as usize)
-            .map(|i| self.slots as f64 * self.speed(i))
-            .sum()
+        (0..self.servers as usize).map(|i| self.slots as f64 * self.speed(i)).sum()
     }
 
     /// Arrival rate in requests per second: given, or

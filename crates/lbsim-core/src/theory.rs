@@ -145,11 +145,7 @@ mod tests {
     #[test]
     fn mm1_sojourn_is_exponential() {
         // M/M/1: sojourn ~ Exp(mu - lambda).
-        let q = MMc {
-            c: 1,
-            lambda: 0.5,
-            mu: 1.0,
-        };
+        let q = MMc { c: 1, lambda: 0.5, mu: 1.0 };
         assert!((q.sojourn_tail(3.0) - libm::exp(-1.5)).abs() < 1e-12);
         assert!((q.sojourn_quantile(0.99) - libm::log(100.0) / 0.5).abs() < 1e-9);
     }

@@ -136,10 +136,7 @@ mod tests {
     fn spec_example_decodes() {
         let d = decode("https://example.org/lbsim/#v=1&slow-share=0.2&zipf=1.2&seed=7");
         assert!(d.problems.is_empty(), "{:?}", d.problems);
-        assert_eq!(
-            (d.scenario.slow_share, d.scenario.zipf, d.scenario.seed),
-            (0.2, 1.2, 7)
-        );
+        assert_eq!((d.scenario.slow_share, d.scenario.zipf, d.scenario.seed), (0.2, 1.2, 7));
         assert_eq!(encode(&d.scenario), "v=1&slow-share=0.2&zipf=1.2&seed=7");
     }
 
@@ -149,10 +146,7 @@ mod tests {
         let fields: Vec<&str> = d.problems.iter().map(|p| p.field.as_str()).collect();
         assert_eq!(fields, ["servers", "colour", "zipf"]);
         assert_eq!(d.scenario.seed, 9);
-        assert_eq!(
-            d.scenario.servers, 4,
-            "a bad value falls back to the default"
-        );
+        assert_eq!(d.scenario.servers, 4, "a bad value falls back to the default");
         assert!(d.problems[0].allowed.contains("1 to 1024"));
     }
 

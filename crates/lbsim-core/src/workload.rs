@@ -31,10 +31,7 @@ pub fn rng(seed: u64, id: u64) -> Rng {
 /// The stream of an algorithm's own choices, keyed by its id so that adding
 /// or reordering algorithms never changes another's draws.
 pub fn algorithm_rng(seed: u64, algorithm: &str) -> Rng {
-    rng(
-        seed,
-        1_000 + u64::from(crate::hash::fnv1a32(algorithm.as_bytes())),
-    )
+    rng(seed, 1_000 + u64::from(crate::hash::fnv1a32(algorithm.as_bytes())))
 }
 
 /// One request.
@@ -68,9 +65,7 @@ fn open_unit(rng: &mut Rng) -> f64 {
 
 /// The Zipf weights `1 / k^s` for ranks 1..=users.
 pub fn zipf_weights(users: u32, s: f64) -> Vec<f64> {
-    (1..=users)
-        .map(|k| 1.0 / libm::pow(f64::from(k), s))
-        .collect()
+    (1..=users).map(|k| 1.0 / libm::pow(f64::from(k), s)).collect()
 }
 
 impl Workload {
@@ -95,24 +90,14 @@ impl Workload {
                 let (work_ms, slow) = match scenario.work {
                     WorkKind::Bimodal => {
                         let slow = work.random::<f64>() < scenario.slow_share;
-                        (
-                            if slow {
-                                scenario.slow_ms
-                            } else {
-                                scenario.fast_ms
-                            },
-                            slow,
-                        )
+                        (if slow { scenario.slow_ms } else { scenario.fast_ms }, slow)
                     }
                     WorkKind::Constant => (scenario.mean_ms, false),
-                    WorkKind::Exponential => {
-                        (-libm::log(open_unit(&mut work)) * scenario.mean_ms, false)
-                    }
+                    WorkKind::Exponential => (-libm::log(open_unit(&mut work)) * scenario.mean_ms, false),
                     WorkKind::Lognormal => {
                         // Box-Muller, cosine branch: two draws per request.
                         let radius = libm::sqrt(-2.0 * libm::log(open_unit(&mut work)));
-                        let z =
-                            radius * libm::cos(2.0 * core::f64::consts::PI * work.random::<f64>());
+                        let z = radius * libm::cos(2.0 * core::f64::consts::PI * work.random::<f64>());
                         (libm::exp(lognormal_mu + scenario.sigma * z), false)
                     }
                 };
@@ -122,19 +107,10 @@ impl Workload {
                 } else {
                     0
                 };
-                Request {
-                    arrival_ms: clock,
-                    work_ms,
-                    user,
-                    slow,
-                    copy,
-                }
+                Request { arrival_ms: clock, work_ms, user, slow, copy }
             })
             .collect();
-        Workload {
-            requests,
-            classed: scenario.work == WorkKind::Bimodal,
-        }
+        Workload { requests, classed: scenario.work == WorkKind::Bimodal }
     }
 
     /// Time of the last arrival in ms.
@@ -149,16 +125,8 @@ mod tests {
 
     #[test]
     fn work_changes_leave_arrival_draws_and_users_alone() {
-        let base = Scenario {
-            requests: 500,
-            rate: Some(300.0),
-            ..Scenario::default()
-        };
-        let other = Scenario {
-            slow_share: 0.4,
-            slow_ms: 900.0,
-            ..base.clone()
-        };
+        let base = Scenario { requests: 500, rate: Some(300.0), ..Scenario::default() };
+        let other = Scenario { slow_share: 0.4, slow_ms: 900.0, ..base.clone() };
         let (a, b) = (Workload::generate(&base), Workload::generate(&other));
         for (x, y) in a.requests.iter().zip(&b.requests) {
             assert_eq!((x.arrival_ms, x.user), (y.arrival_ms, y.user));

@@ -112,10 +112,7 @@ mod tests {
         let pool = Pool::named(&["a", "b", "c"]);
         let mut bl = BoundedLoad::new(&pool);
         let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
-        let req = Pick {
-            now_ms: 0.0,
-            user: 7,
-        };
+        let req = Pick { now_ms: 0.0, user: 7 };
         let home = bl.pick(&req, &mut rng);
         // Nothing in flight: tot = (0 + 1) * 125 + 99) / 100 = 2 slots over
         // 3 servers, at least 1 each, so the home server takes it.
@@ -124,12 +121,6 @@ mod tests {
         // One in flight: tot = 3, one slot each; home is full.
         let next = bl.pick(&req, &mut rng);
         assert_ne!(next, home, "over its allowance, the key walks on");
-        assert_eq!(
-            next,
-            bl.ring
-                .walk(bl.hash.hash(req.key().as_bytes()))
-                .find(|&s| s != home)
-                .unwrap()
-        );
+        assert_eq!(next, bl.ring.walk(bl.hash.hash(req.key().as_bytes())).find(|&s| s != home).unwrap());
     }
 }

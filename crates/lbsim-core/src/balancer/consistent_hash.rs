@@ -18,12 +18,7 @@ pub struct Ring {
 impl Ring {
     /// The ring of `pool`.
     pub fn new(pool: &Pool) -> Ring {
-        Ring::build(
-            &pool.names,
-            &pool.weights,
-            pool.vnodes,
-            pool.hash_or(HashFn::DEFAULT),
-        )
+        Ring::build(&pool.names, &pool.weights, pool.vnodes, pool.hash_or(HashFn::DEFAULT))
     }
 
     /// The ring of `names` with `vnodes` points per unit of `weights`.
@@ -59,10 +54,7 @@ impl Ring {
     /// Servers of the points clockwise from `h`, once round the ring.
     pub fn walk(&self, h: u64) -> impl Iterator<Item = usize> + '_ {
         let start = self.position(h);
-        self.points[start..]
-            .iter()
-            .chain(&self.points[..start])
-            .map(|&(_, s)| s as usize)
+        self.points[start..].iter().chain(&self.points[..start]).map(|&(_, s)| s as usize)
     }
 }
 
@@ -75,10 +67,7 @@ pub struct ConsistentHash {
 impl ConsistentHash {
     /// The ring of `pool`.
     pub fn new(pool: &Pool) -> ConsistentHash {
-        ConsistentHash {
-            ring: Ring::new(pool),
-            hash: pool.hash_or(HashFn::DEFAULT),
-        }
+        ConsistentHash { ring: Ring::new(pool), hash: pool.hash_or(HashFn::DEFAULT) }
     }
 }
 
@@ -98,9 +87,7 @@ mod tests {
 
     #[test]
     fn keys_go_clockwise_and_wrap() {
-        let ring = Ring {
-            points: alloc::vec![(10, 0), (20, 1), (30, 2)],
-        };
+        let ring = Ring { points: alloc::vec![(10, 0), (20, 1), (30, 2)] };
         assert_eq!(ring.owner(5), 0);
         assert_eq!(ring.owner(10), 0);
         assert_eq!(ring.owner(11), 1);

@@ -158,16 +158,8 @@ impl WeightedOrder {
             .enumerate()
             .map(|(i, &weight)| (PerWeight { count: 0, weight }, i as u64))
             .collect();
-        let set = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &(k, seq))| (k, seq, i as u32))
-            .collect();
-        WeightedOrder {
-            set,
-            clock: keys.len() as u64,
-            keys,
-        }
+        let set = keys.iter().enumerate().map(|(i, &(k, seq))| (k, seq, i as u32)).collect();
+        WeightedOrder { set, clock: keys.len() as u64, keys }
     }
 
     /// The server with the lowest count per weight, longest-waiting first.
@@ -184,10 +176,7 @@ impl WeightedOrder {
     pub fn set_count(&mut self, server: usize, count: u32) {
         let (key, seq) = self.keys[server];
         self.set.remove(&(key, seq, server as u32));
-        let key = PerWeight {
-            count,
-            weight: key.weight,
-        };
+        let key = PerWeight { count, weight: key.weight };
         self.keys[server] = (key, self.clock);
         self.set.insert((key, self.clock, server as u32));
         self.clock += 1;
@@ -234,9 +223,7 @@ impl Balancer for LeastConnections {
     fn completed(&mut self, server: usize, _now_ms: f64, _latency_ms: f64) {
         match &mut self.order {
             Order::Equal(lists) => lists.decrement(server),
-            Order::Weighted(order) => {
-                order.set_count(server, order.count(server).saturating_sub(1))
-            }
+            Order::Weighted(order) => order.set_count(server, order.count(server).saturating_sub(1)),
         }
     }
 }
@@ -274,10 +261,7 @@ mod tests {
     fn ties_rotate_and_weights_scale_counts() {
         let mut lc = LeastConnections::new(&Pool::named(&["a", "b", "c"]));
         let mut rng = <super::Rng as rand::SeedableRng>::seed_from_u64(0);
-        let req = Pick {
-            now_ms: 0.0,
-            user: 1,
-        };
+        let req = Pick { now_ms: 0.0, user: 1 };
         let mut picks = alloc::vec::Vec::new();
         for _ in 0..6 {
             let s = lc.pick(&req, &mut rng);

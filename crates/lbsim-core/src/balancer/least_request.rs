@@ -32,9 +32,7 @@ impl Eq for Entry {}
 
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.deadline
-            .total_cmp(&other.deadline)
-            .then(self.order.cmp(&other.order))
+        self.deadline.total_cmp(&other.deadline).then(self.order.cmp(&other.order))
     }
 }
 
@@ -60,11 +58,7 @@ impl LeastRequest {
             (0..pool.len())
                 .map(|host| {
                     let deadline = 1.0 / effective_weight(pool.weights[host], 0);
-                    Reverse(Entry {
-                        deadline,
-                        order: host as u64,
-                        host,
-                    })
+                    Reverse(Entry { deadline, order: host as u64, host })
                 })
                 .collect()
         });
@@ -81,11 +75,7 @@ impl LeastRequest {
 /// `weight / (active + 1)^bias`.
 fn effective_weight(weight: u32, active: u32) -> f64 {
     let divisor = f64::from(active) + 1.0;
-    let divisor = if ACTIVE_REQUEST_BIAS == 1.0 {
-        divisor
-    } else {
-        libm::pow(divisor, ACTIVE_REQUEST_BIAS)
-    };
+    let divisor = if ACTIVE_REQUEST_BIAS == 1.0 { divisor } else { libm::pow(divisor, ACTIVE_REQUEST_BIAS) };
     f64::from(weight) / divisor
 }
 
@@ -95,11 +85,7 @@ impl Balancer for LeastRequest {
             let n = self.weights.len();
             let candidate = rng.random_range(0..n);
             let sampled = rng.random_range(0..n);
-            return if self.active.get(sampled) < self.active.get(candidate) {
-                sampled
-            } else {
-                candidate
-            };
+            return if self.active.get(sampled) < self.active.get(candidate) { sampled } else { candidate };
         };
         let Some(Reverse(next)) = schedule.pop() else {
             return 0;
@@ -137,19 +123,13 @@ mod tests {
         pool.weights = alloc::vec![5, 1, 1];
         let mut lr = LeastRequest::new(&pool);
         let mut rng = Rng::seed_from_u64(1);
-        let req = Pick {
-            now_ms: 0.0,
-            user: 1,
-        };
+        let req = Pick { now_ms: 0.0, user: 1 };
         let mut counts = [0u32; 3];
         for _ in 0..700 {
             counts[lr.pick(&req, &mut rng)] += 1;
         }
         // Deadlines are sums of 1/5 in floating point; allow one pick of drift.
-        assert!(
-            counts[0].abs_diff(500) <= 1 && counts[1].abs_diff(100) <= 1,
-            "{counts:?}"
-        );
+        assert!(counts[0].abs_diff(500) <= 1 && counts[1].abs_diff(100) <= 1, "{counts:?}");
     }
 
     #[test]
@@ -161,10 +141,7 @@ mod tests {
         let mut lr = LeastRequest::new(&pool);
         lr.dispatched(0);
         let mut rng = Rng::seed_from_u64(1);
-        let req = Pick {
-            now_ms: 0.0,
-            user: 1,
-        };
+        let req = Pick { now_ms: 0.0, user: 1 };
         let mut counts = [0u32; 2];
         for _ in 0..100 {
             counts[lr.pick(&req, &mut rng)] += 1;

@@ -66,10 +66,7 @@ impl Maglev {
     pub fn new(pool: &Pool) -> Maglev {
         let hash = pool.hash_or(HashFn::DEFAULT);
         let perms = permutations(&pool.names, hash, TABLE_SIZE);
-        Maglev {
-            table: populate(&perms, TABLE_SIZE),
-            hash,
-        }
+        Maglev { table: populate(&perms, TABLE_SIZE), hash }
     }
 
     /// The backend of hash `h`.
@@ -98,10 +95,8 @@ mod tests {
         let before = populate(&[(3, 4), (0, 2), (3, 1)], 7);
         assert_eq!(before, [1, 0, 1, 0, 2, 2, 0]);
         // B1 removed: the remaining backends keep their permutations.
-        let after: Vec<u32> = populate(&[(3, 4), (3, 1)], 7)
-            .into_iter()
-            .map(|i| [0, 2][i as usize])
-            .collect();
+        let after: Vec<u32> =
+            populate(&[(3, 4), (3, 1)], 7).into_iter().map(|i| [0, 2][i as usize]).collect();
         assert_eq!(after, [0, 0, 0, 0, 2, 2, 2]);
     }
 
@@ -112,10 +107,7 @@ mod tests {
         let table = populate(&permutations(&names, HashFn::Xxh64, TABLE_SIZE), TABLE_SIZE);
         for b in 0..5 {
             let owned = table.iter().filter(|&&e| e == b).count() as f64;
-            assert!(
-                (owned / TABLE_SIZE as f64 - 0.2).abs() < 0.01,
-                "backend {b} owns {owned}"
-            );
+            assert!((owned / TABLE_SIZE as f64 - 0.2).abs() < 0.01, "backend {b} owns {owned}");
         }
     }
 }

@@ -151,11 +151,7 @@ algorithms! {
 impl FromStr for AlgorithmId {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        AlgorithmId::ALL
-            .iter()
-            .copied()
-            .find(|a| a.id() == s)
-            .ok_or(())
+        AlgorithmId::ALL.iter().copied().find(|a| a.id() == s).ok_or(())
     }
 }
 
@@ -185,9 +181,7 @@ pub struct Unfinished {
 impl Unfinished {
     /// All zero for `n` servers.
     pub fn new(n: usize) -> Unfinished {
-        Unfinished {
-            counts: alloc::vec![0; n],
-        }
+        Unfinished { counts: alloc::vec![0; n] }
     }
 
     /// Unfinished requests on `server`.

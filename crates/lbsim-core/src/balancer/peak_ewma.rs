@@ -31,11 +31,7 @@ impl Estimate {
     fn observe(&mut self, now_ms: f64, latency_ms: f64) {
         let elapsed = (now_ms - self.stamp_ms).max(0.0);
         let w = libm::exp(-elapsed / DECAY_MS);
-        self.cost = if latency_ms > self.cost {
-            latency_ms
-        } else {
-            self.cost * w + latency_ms * (1.0 - w)
-        };
+        self.cost = if latency_ms > self.cost { latency_ms } else { self.cost * w + latency_ms * (1.0 - w) };
         self.stamp_ms = now_ms;
     }
 }

@@ -5,9 +5,7 @@
 
 use alloc::vec::Vec;
 
-use super::{
-    cumulative_weights, fewer_per_weight, two_distinct, Balancer, Pick, Pool, Rng, Unfinished,
-};
+use super::{cumulative_weights, fewer_per_weight, two_distinct, Balancer, Pick, Pool, Rng, Unfinished};
 
 /// Power of two choices.
 pub struct PowerOfTwo {

@@ -15,9 +15,7 @@ pub struct Random {
 impl Random {
     /// Random choice over `pool`.
     pub fn new(pool: &Pool) -> Random {
-        Random {
-            cumulative: cumulative_weights(&pool.weights),
-        }
+        Random { cumulative: cumulative_weights(&pool.weights) }
     }
 }
 

@@ -33,10 +33,7 @@ pub struct Rendezvous {
 impl Rendezvous {
     /// Rendezvous over `pool`.
     pub fn new(pool: &Pool) -> Rendezvous {
-        Rendezvous {
-            names: pool.names.clone(),
-            hash: pool.hash_or(HashFn::DEFAULT),
-        }
+        Rendezvous { names: pool.names.clone(), hash: pool.hash_or(HashFn::DEFAULT) }
     }
 }
 

@@ -64,10 +64,7 @@ mod tests {
         pool.weights = weights.to_vec();
         let mut rr = RoundRobin::new(&pool);
         let mut rng = Rng::seed_from_u64(0);
-        let request = Pick {
-            now_ms: 0.0,
-            user: 1,
-        };
+        let request = Pick { now_ms: 0.0, user: 1 };
         (0..picks)
             .map(|_| ["a", "b", "c"][rr.pick(&request, &mut rng)])
             .collect::<alloc::vec::Vec<_>>()

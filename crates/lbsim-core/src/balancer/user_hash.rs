@@ -14,10 +14,7 @@ pub struct UserHash {
 impl UserHash {
     /// User hash over `pool` with the pool's hash function.
     pub fn new(pool: &Pool) -> UserHash {
-        UserHash {
-            hash: pool.hash_or(HashFn::Fnv1a32),
-            servers: pool.len() as u64,
-        }
+        UserHash { hash: pool.hash_or(HashFn::Fnv1a32), servers: pool.len() as u64 }
     }
 }
 

@@ -1,0 +1,84 @@
+//! `cargo xtask test`: the whole gate, in order. CI (`.ci/run`) runs
+//! exactly this.
+
+use std::path::Path;
+
+use crate::tools::{ensure_node, ensure_wasm_target, output, root, run, step};
+
+/// Scenarios whose reports must be byte-identical natively and in wasm:
+/// every rule, every work distribution, weights, speeds, copies.
+const DETERMINISM_SCENARIOS: &[&str] = &[
+    r#"{}"#,
+    r#"{"work":"lognormal","sigma":1.5,"balancers":3,"weights":[3,1,1,2],"speeds":[1,0.5,1,2]}"#,
+    r#"{"work":"exponential","servers":1,"slots":8,"load":0.8,"requests":30000}"#,
+    r#"{"servers":16,"slots":2,"balancers":8,"load":0.85,"zipf":1.3,"hash":"crc32"}"#,
+    r#"{"servers":3,"rate":60,"work":"constant","mean-ms":100,"speeds":[1,1,0.2],"hash":"xxh32"}"#,
+];
+
+pub fn test() -> Result<(), String> {
+    ensure_wasm_target()?;
+    step("cargo fmt --check");
+    run("cargo", &["fmt", "--all", "--check"])?;
+    step("cargo clippy, warnings denied");
+    run("cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    step("cargo test (unit, property, theory and CLI tests)");
+    run("cargo", &["test", "--workspace"])?;
+    step("core for wasm32-unknown-unknown without std");
+    run(
+        "cargo",
+        &["build", "-p", "lbsim-core", "--no-default-features", "--target", "wasm32-unknown-unknown"],
+    )?;
+    determinism()?;
+    crate::web::browser_tests()?;
+    eprintln!("\nall checks passed");
+    Ok(())
+}
+
+/// The same scenarios natively and in wasm under Node must give the same
+/// report bytes.
+fn determinism() -> Result<(), String> {
+    step("determinism: native and wasm (Node) reports must be byte-identical");
+    ensure_node()?;
+    let (native, wasm) = harness_paths()?;
+    let dir = root().join("target/determinism");
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    for (i, scenario) in DETERMINISM_SCENARIOS.iter().enumerate() {
+        let file = dir.join(format!("scenario-{i}.json"));
+        std::fs::write(&file, scenario).map_err(|e| e.to_string())?;
+        let a = output(&native, &[], Some(&file))?;
+        let b = output("node", &[&harness_script(), &wasm], Some(&file))?;
+        if a != b {
+            std::fs::write(dir.join(format!("native-{i}.json")), &a).map_err(|e| e.to_string())?;
+            std::fs::write(dir.join(format!("wasm-{i}.json")), &b).map_err(|e| e.to_string())?;
+            return Err(format!(
+                "scenario {scenario}: native and wasm reports differ (see {})",
+                dir.display()
+            ));
+        }
+        eprintln!("  identical ({} bytes): {scenario}", a.len());
+    }
+    Ok(())
+}
+
+/// Builds the harness natively and for wasm; returns both paths.
+pub fn harness_paths() -> Result<(String, String), String> {
+    run("cargo", &["build", "--release", "-p", "lbsim-wasm-harness", "--bin", "lbsim-native-harness"])?;
+    run(
+        "cargo",
+        &["build", "--release", "-p", "lbsim-wasm-harness", "--lib", "--target", "wasm32-unknown-unknown"],
+    )?;
+    let target = root().join("target");
+    let native = target.join("release/lbsim-native-harness");
+    let wasm = target.join("wasm32-unknown-unknown/release/lbsim_wasm_harness.wasm");
+    for p in [&native, &wasm] {
+        if !Path::new(p).exists() {
+            return Err(format!("{} was not built", p.display()));
+        }
+    }
+    Ok((native.display().to_string(), wasm.display().to_string()))
+}
+
+/// The Node side of the harness.
+pub fn harness_script() -> String {
+    root().join("crates/lbsim-wasm-harness/run.mjs").display().to_string()
+}
