@@ -3,6 +3,9 @@
 //! cost of drawing the workload, and the cost as the pool grows from 4 to
 //! 1,024 servers. `cargo bench -p lbsim-core --bench engine`.
 
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lbsim_core::{AlgorithmId, Scenario, Simulation};
 

@@ -1,0 +1,102 @@
+//! The share-link codec and validation: encoding then decoding gives the
+//! same scenario; every out-of-range value is refused with the field, the
+//! value and the range from the one table.
+
+use lbsim_core::scenario::{FieldKind, WorkKind, FIELDS};
+use lbsim_core::url::{decode, decode_strict, encode};
+use lbsim_core::{AlgorithmId, Scenario};
+use proptest::prelude::*;
+
+fn scenarios() -> impl Strategy<Value = Scenario> {
+    (
+        (1u32..12, 1u32..64, 1u64..100_000, 0.01f64..2.0, proptest::option::of(0.001f64..1e5)),
+        (0usize..4, 0.0f64..1.0, 0.001f64..1e4, 0.001f64..1e4, 0.001f64..1e4, 0.01f64..4.0),
+        (1u32..100_000, 0.0f64..5.0, 0u64..lbsim_core::scenario::MAX_SEED, 1u32..64, any::<bool>()),
+        (
+            proptest::sample::subsequence(AlgorithmId::ALL.to_vec(), 1..=AlgorithmId::ALL.len()),
+            1u32..1000,
+            100u32..1000,
+        ),
+    )
+        .prop_map(
+            |(
+                (servers, slots, requests, load, rate),
+                (work, slow_share, fast, slow, mean, sigma),
+                (users, zipf, seed, balancers, lists),
+                (algorithms, vnodes, balance_factor),
+            )| {
+                let n = servers as usize;
+                Scenario {
+                    servers,
+                    slots,
+                    requests,
+                    load,
+                    rate,
+                    work: WorkKind::ALL[work],
+                    slow_share,
+                    fast_ms: fast,
+                    slow_ms: slow,
+                    mean_ms: mean,
+                    sigma,
+                    users,
+                    zipf,
+                    seed,
+                    balancers,
+                    speeds: if lists { (0..n).map(|i| 0.01 + i as f64 * 0.37).collect() } else { vec![] },
+                    weights: if lists { (0..n).map(|i| 1 + i as u32 * 7).collect() } else { vec![] },
+                    names: if lists { (0..n).map(|i| format!("node-{i}")).collect() } else { vec![] },
+                    algorithms,
+                    vnodes,
+                    balance_factor,
+                    ..Scenario::default()
+                }
+            },
+        )
+}
+
+proptest! {
+    #[test]
+    fn encode_then_decode_is_the_identity(scenario in scenarios()) {
+        prop_assume!(scenario.validate().is_ok());
+        let link = format!("https://example.org/lbsim/#{}", encode(&scenario));
+        let decoded = decode(&link);
+        prop_assert!(decoded.problems.is_empty(), "{:?}", decoded.problems);
+        prop_assert_eq!(&decoded.scenario, &scenario);
+        // JSON too: the report's scenario and `--scenario FILE.json`.
+        let json = serde_json::to_string(&scenario).expect("serializes");
+        prop_assert_eq!(serde_json::from_str::<Scenario>(&json).expect("parses"), scenario);
+    }
+}
+
+#[test]
+fn every_numeric_field_refuses_values_outside_its_range() {
+    for field in FIELDS.iter().filter(|f| matches!(f.kind, FieldKind::Integer | FieldKind::Real)) {
+        for bad in [field.min - 1.0, field.max * 2.0 + 1.0] {
+            let text =
+                if field.kind == FieldKind::Integer { format!("{}", bad as i64) } else { format!("{bad}") };
+            let err = Scenario::default().set(field.key, &text).expect_err(field.key);
+            assert_eq!(err.field, field.key);
+            assert_eq!(err.value, text);
+            let message = err.to_string();
+            assert!(message.contains(field.key) && message.contains(&text), "{message}");
+            assert!(message.contains(&format!("{} to {}", field.min, field.max)), "{message}");
+        }
+    }
+}
+
+#[test]
+fn strict_decoding_names_the_first_problem() {
+    let err = decode_strict("#v=1&slow-share=1.5").expect_err("out of range");
+    assert_eq!((err.field.as_str(), err.value.as_str()), ("slow-share", "1.5"));
+    assert!(err.to_string().contains("0 to 1"));
+    assert!(decode_strict("v=2").is_err(), "unknown version");
+    assert!(decode_strict("v=1&bogus=3").is_err(), "unknown key");
+}
+
+#[test]
+fn json_scenarios_are_validated_against_the_same_table() {
+    let scenario: Scenario = serde_json::from_str(r#"{"servers": 5000}"#).expect("parses");
+    let err = scenario.validate().expect_err("too many servers");
+    assert_eq!(err.field, "servers");
+    assert!(serde_json::from_str::<Scenario>(r#"{"colour": 1}"#).is_err(), "unknown fields are refused");
+}
