@@ -118,6 +118,8 @@ struct AlgorithmRun {
     next: usize,
     /// Latencies by class (index 1 = slow).
     latencies: [Vec<f64>; 2],
+    /// Positive waits as sortable bits; most requests never wait, and only
+    /// the p99 is reported, so zeros are only counted.
     waits: Vec<u64>,
     wait_sum: f64,
     makespan_ms: f64,
@@ -168,7 +170,7 @@ impl AlgorithmRun {
             server_of: if observes { Vec::with_capacity(n) } else { Vec::new() },
             next: 0,
             latencies: [Vec::with_capacity(n), Vec::new()],
-            waits: Vec::with_capacity(n),
+            waits: Vec::new(),
             wait_sum: 0.0,
             makespan_ms: 0.0,
             bucket_ms,
@@ -218,7 +220,9 @@ impl AlgorithmRun {
                     delivered_ms: None,
                 });
             }
-            self.waits.push(bits(wait));
+            if wait > 0.0 {
+                self.waits.push(bits(wait));
+            }
             self.latencies[usize::from(request.slow)].push(latency);
             self.makespan_ms = self.makespan_ms.max(done);
             if self.observes {
@@ -256,11 +260,12 @@ impl AlgorithmRun {
         let (quick, quick_cdf) = summarize(&[quick]);
         let (slow, slow_cdf) = summarize(&[slow]);
         // Only the p99 of waits is reported: select it, no sort needed.
-        let wait_p99 = if self.waits.is_empty() {
+        let zero_waits = workload.requests.len() - self.waits.len();
+        let r = rank(0.99, workload.requests.len());
+        let wait_p99 = if r <= zero_waits {
             0.0
         } else {
-            let r = rank(0.99, self.waits.len());
-            f64::from_bits(*self.waits.select_nth_unstable(r - 1).1)
+            f64::from_bits(*self.waits.select_nth_unstable(r - zero_waits - 1).1)
         };
 
         let makespan = self.makespan_ms.max(f64::MIN_POSITIVE);

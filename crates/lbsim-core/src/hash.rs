@@ -38,6 +38,14 @@ impl HashFn {
         }
     }
 
+    /// Width of the hash in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            HashFn::Xxh64 => 64,
+            HashFn::Fnv1a32 | HashFn::Xxh32 | HashFn::Crc32 => 32,
+        }
+    }
+
     /// Hashes `bytes`; 32-bit functions are zero-extended.
     pub fn hash(self, bytes: &[u8]) -> u64 {
         match self {

@@ -165,17 +165,20 @@ const BIN_SHIFT: u32 = 44;
 /// Nearest-rank percentiles and a downsampled CDF of a sample given in
 /// parts (the classes), without sorting it: one pass bins the values by
 /// their float bits, the cumulative counts locate each wanted rank's bin,
-/// and a selection inside that bin gives the exact value. O(n), where a
-/// sort would be O(n log n) and most of a run's cost.
+/// and sorting just that bin's values gives the exact value (no sorting at
+/// all when the bin holds one repeated value, as the unqueued requests'
+/// latencies do). Close to O(n), where sorting everything would be most of
+/// a run's cost.
 ///
-/// The CDF points are exact points of the empirical distribution: the
-/// largest value of a bin and the share of values up to it.
+/// The body of the CDF is exact points of the empirical distribution (the
+/// largest value of a bin and the share up to it); the tail past p99 is at
+/// exact ranks, for the tail view.
 pub fn summarize(parts: &[&[f64]]) -> (Percentiles, Vec<[f64; 2]>) {
+    const NONE: u32 = u32::MAX;
     let n: usize = parts.iter().map(|p| p.len()).sum();
     if n == 0 {
         return (Percentiles::default(), Vec::new());
     }
-    let values = || parts.iter().flat_map(|p| p.iter().map(|v| v.to_bits()));
     let (mut lo, mut hi, mut sum) = (u64::MAX, 0u64, 0.0);
     for part in parts {
         for &v in *part {
@@ -186,62 +189,78 @@ pub fn summarize(parts: &[&[f64]]) -> (Percentiles, Vec<[f64; 2]>) {
     }
     let base = lo >> BIN_SHIFT;
     let bins = ((hi >> BIN_SHIFT) - base + 1) as usize;
-    let mut count = alloc::vec![0u64; bins];
+    let bin_index = |b: u64| ((b >> BIN_SHIFT) - base) as usize;
+    let mut cumulative = alloc::vec![0u64; bins];
     let mut top = alloc::vec![0u64; bins];
-    for b in values() {
-        let i = ((b >> BIN_SHIFT) - base) as usize;
-        count[i] += 1;
-        top[i] = top[i].max(b);
+    let mut bottom = alloc::vec![u64::MAX; bins];
+    for part in parts {
+        for v in part.iter() {
+            let (b, i) = (v.to_bits(), bin_index(v.to_bits()));
+            cumulative[i] += 1;
+            top[i] = top[i].max(b);
+            bottom[i] = bottom[i].min(b);
+        }
     }
-    let mut cumulative = count;
     for i in 1..bins {
         cumulative[i] += cumulative[i - 1];
     }
     let bin_of_rank = |r: usize| cumulative.partition_point(|&c| (c as usize) < r);
-
-    // The median and p90 come from selecting inside their bins; the tail
-    // from p99's bin up is gathered whole and sorted (about 1% of the
-    // values), so p99, p99.9 and the tail view are exact ranks.
-    let body = [rank(0.5, n), rank(0.9, n)];
-    let body_bins = body.map(bin_of_rank);
-    let tail_bin = bin_of_rank(rank(0.99, n));
-    let mut in_bin: [Vec<u64>; 2] = Default::default();
-    let mut tail: Vec<u64> = Vec::new();
-    for b in values() {
-        let i = ((b >> BIN_SHIFT) - base) as usize;
-        if i >= tail_bin {
-            tail.push(b);
-        }
-        if i == body_bins[0] {
-            in_bin[0].push(b);
-        } else if i == body_bins[1] {
-            in_bin[1].push(b);
-        }
-    }
     let before = |bin: usize| if bin == 0 { 0 } else { cumulative[bin - 1] as usize };
-    let mut body_values = [0.0; 2];
-    for k in 0..2 {
-        let slot = if body_bins[k] == body_bins[0] { 0 } else { 1 };
-        let (_, v, _) = in_bin[slot].select_nth_unstable(body[k] - before(body_bins[k]) - 1);
-        body_values[k] = f64::from_bits(*v);
+
+    // Ranks whose exact values are wanted: the percentiles, and the CDF
+    // ranks in the tail (past p99, or in a bin that reaches past it, so the
+    // bin-top points of the body never overtake the exact tail points).
+    let tail_start = rank(0.99, n);
+    let in_tail = |r: usize| r > tail_start || cumulative[bin_of_rank(r)] as usize > tail_start;
+    let ranks = cdf_ranks(n);
+    let mut wanted: Vec<usize> = [0.5, 0.9, 0.99, 0.999].map(|p| rank(p, n)).to_vec();
+    wanted.extend(ranks.iter().copied().filter(|&r| in_tail(r)));
+    // Gather the values of the wanted bins that hold more than one value.
+    let mut slot_of_bin = alloc::vec![NONE; bins];
+    let mut gathered: Vec<Vec<u64>> = Vec::new();
+    for &r in &wanted {
+        let bin = bin_of_rank(r);
+        if top[bin] != bottom[bin] && slot_of_bin[bin] == NONE {
+            slot_of_bin[bin] = gathered.len() as u32;
+            gathered.push(Vec::new());
+        }
     }
-    tail.sort_unstable();
-    let tail_start = before(tail_bin);
-    let tail_value = |r: usize| f64::from_bits(tail[r - tail_start - 1]);
+    if !gathered.is_empty() {
+        for part in parts {
+            for v in part.iter() {
+                let slot = slot_of_bin[bin_index(v.to_bits())];
+                if slot != NONE {
+                    gathered[slot as usize].push(v.to_bits());
+                }
+            }
+        }
+        // A bin the tail ranks share is sorted once rather than selected
+        // in again and again.
+        for bin in gathered.iter_mut() {
+            bin.sort_unstable();
+        }
+    }
+    let value_at = |r: usize| -> f64 {
+        let bin = bin_of_rank(r);
+        match slot_of_bin[bin] {
+            NONE => f64::from_bits(top[bin]),
+            slot => f64::from_bits(gathered[slot as usize][r - before(bin) - 1]),
+        }
+    };
     let percentiles = Percentiles {
-        p50: body_values[0],
-        p90: body_values[1],
-        p99: tail_value(rank(0.99, n)),
-        p999: tail_value(rank(0.999, n)),
+        p50: value_at(rank(0.5, n)),
+        p90: value_at(rank(0.9, n)),
+        p99: value_at(rank(0.99, n)),
+        p999: value_at(rank(0.999, n)),
         max: f64::from_bits(hi),
         mean: sum / n as f64,
     };
 
     let mut cdf: Vec<[f64; 2]> = Vec::new();
     let mut last_bin = usize::MAX;
-    for r in cdf_ranks(n) {
-        if r > tail_start {
-            cdf.push([tail_value(r), r as f64 / n as f64]);
+    for r in ranks {
+        if in_tail(r) {
+            cdf.push([value_at(r), r as f64 / n as f64]);
             continue;
         }
         let bin = bin_of_rank(r);

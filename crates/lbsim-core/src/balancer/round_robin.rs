@@ -35,7 +35,10 @@ impl Balancer for RoundRobin {
     fn pick(&mut self, _request: &Pick, _rng: &mut Rng) -> usize {
         if self.equal {
             let server = self.next;
-            self.next = (self.next + 1) % self.weights.len();
+            self.next += 1;
+            if self.next == self.weights.len() {
+                self.next = 0;
+            }
             return server;
         }
         let mut best = 0;
