@@ -1,0 +1,233 @@
+//! Where a scenario comes from: a preset, a JSON file, a share link and the
+//! scenario flags, applied in that order. The flags are built from the
+//! core's one table of ranges (`scenario::FIELDS`), one per URL key, and
+//! applied with `Scenario::set`, so no range is written down here.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use lbsim_core::presets::{Preset, PRESETS};
+use lbsim_core::scenario::{field_spec, Field, FieldKind, FIELDS};
+use lbsim_core::{url, Scenario};
+
+use crate::{bad, Failure};
+
+/// What a scenario flag's value looks like, for `--help`.
+fn value_name(field: &Field) -> &'static str {
+    match field.kind {
+        FieldKind::Integer => "N",
+        FieldKind::Real => "X",
+        FieldKind::Choice => "ID",
+        FieldKind::NumberList | FieldKind::NameList => "LIST",
+    }
+}
+
+/// The help line of a scenario field: what it means, its range, its default.
+pub fn field_help(key: &str) -> String {
+    let Some(field) = field_spec(key) else {
+        return String::new();
+    };
+    let range = match field.kind {
+        FieldKind::Integer | FieldKind::Real => format!("{}: {} to {}", field.meaning, field.min, field.max),
+        FieldKind::NumberList => {
+            format!("{}: comma-separated, each {} to {}", field.meaning, field.min, field.max)
+        }
+        FieldKind::NameList if key == "names" => {
+            format!("{}, at most {} characters", field.meaning, field.max)
+        }
+        FieldKind::NameList => format!("{}: {}", field.meaning, field.allowed()),
+        FieldKind::Choice => field.meaning.to_string(),
+    };
+    let default = match (key, Scenario::default().get(key)) {
+        ("algorithms", _) => "all".to_string(),
+        ("names", _) => "s1..sN".to_string(),
+        (_, Some(text)) if text.is_empty() => "all 1".to_string(),
+        (_, Some(text)) => text,
+        ("rate", None) => "from load".to_string(),
+        (_, None) => "unset".to_string(),
+    };
+    capitalized(&format!("{range} [default: {default}]"))
+}
+
+/// Help text starts with a capital, as clap's own does.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// One `--key VALUE` flag for a field of the table.
+pub fn field_arg(field: &'static Field) -> Arg {
+    Arg::new(field.key)
+        .long(field.key)
+        .value_name(value_name(field))
+        .help(field_help(field.key))
+        .action(ArgAction::Set)
+        // Negative numbers reach the range check, which names the range.
+        .allow_negative_numbers(true)
+}
+
+/// The scenario flags as given: (key, text) in table order.
+#[derive(Clone, Debug, Default)]
+pub struct ScenarioFlags {
+    pub values: Vec<(&'static str, String)>,
+}
+
+impl FromArgMatches for ScenarioFlags {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut flags = ScenarioFlags::default();
+        flags.update_from_arg_matches(matches)?;
+        Ok(flags)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        for field in FIELDS {
+            if let Some(text) = matches.get_one::<String>(field.key) {
+                self.values.retain(|(key, _)| *key != field.key);
+                self.values.push((field.key, text.clone()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Args for ScenarioFlags {
+    fn augment_args(cmd: Command) -> Command {
+        let cmd = cmd.next_help_heading("Scenario flags (the share link's keys)");
+        // The flags after these go back under the default heading.
+        FIELDS
+            .iter()
+            .fold(cmd, |cmd, field| cmd.arg(field_arg(field)))
+            .next_help_heading(None::<&'static str>)
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+/// The presets `lbsim run` takes (those that are runs, not remappings).
+fn run_presets() -> impl Iterator<Item = &'static Preset> {
+    PRESETS.iter().filter(|p| !p.remapping)
+}
+
+fn preset_help() -> String {
+    let ids: Vec<&str> = run_presets().map(|p| p.id).collect();
+    format!("Start from a preset: {} [default: mixed, the defaults]", ids.join(", "))
+}
+
+/// A scenario from a preset, a file, a link and flags.
+#[derive(Args, Clone, Debug)]
+pub struct Sources {
+    #[arg(long, value_name = "NAME", help = preset_help())]
+    pub preset: Option<String>,
+    /// Scenario JSON file (kebab-case keys, as in the report's `scenario`; `-` reads stdin)
+    #[arg(long, value_name = "FILE.json")]
+    pub scenario: Option<PathBuf>,
+    /// A share link, or just its fragment (`v=1&slow-share=0.2`); strict: any unknown key or bad value is an error
+    #[arg(long, value_name = "LINK")]
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub flags: ScenarioFlags,
+}
+
+/// Copies the named fields of `from` onto `to`, through the range checks.
+fn apply_fields(to: &mut Scenario, from: &Scenario, keys: &BTreeSet<&'static str>) -> Result<(), Failure> {
+    for key in keys {
+        to.set(key, &from.get(key).unwrap_or_default())?;
+    }
+    Ok(())
+}
+
+/// `%XX` escapes decoded (a link's keys may carry them).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The fields a link names (the core has checked the link already).
+fn link_keys(link: &str) -> BTreeSet<&'static str> {
+    let fragment = link.split_once('#').map_or(link, |(_, f)| f);
+    fragment
+        .split('&')
+        .filter_map(|pair| field_spec(&percent_decoded(pair.split('=').next().unwrap_or_default())))
+        .map(|f| f.key)
+        .collect()
+}
+
+impl Sources {
+    /// The preset named by `--preset`, if any.
+    pub fn preset(&self) -> Result<Option<&'static Preset>, Failure> {
+        let Some(id) = &self.preset else {
+            return Ok(None);
+        };
+        match run_presets().find(|p| p.id == id) {
+            Some(p) => Ok(Some(p)),
+            None => {
+                let ids: Vec<&str> = run_presets().map(|p| p.id).collect();
+                let also = PRESETS.iter().filter(|p| p.remapping).map(|p| p.id).collect::<Vec<_>>();
+                Err(bad(
+                    "preset",
+                    id,
+                    format!("{} ({} is for `lbsim remap`)", ids.join(", "), also.join(", ")),
+                ))
+            }
+        }
+    }
+
+    /// The scenario: preset, then file, then link, then flags; each source
+    /// overrides only the fields it names. Checked as a whole at the end.
+    pub fn scenario(&self) -> Result<Scenario, Failure> {
+        let mut scenario = self.preset()?.map_or_else(Scenario::default, Preset::scenario);
+        if let Some(path) = &self.scenario {
+            let (from, keys) = read_scenario_file(path)?;
+            apply_fields(&mut scenario, &from, &keys)?;
+        }
+        if let Some(link) = &self.url {
+            let from = url::decode_strict(link)?;
+            apply_fields(&mut scenario, &from, &link_keys(link))?;
+        }
+        for (key, text) in &self.flags.values {
+            scenario.set(key, text)?;
+        }
+        scenario.validate()?;
+        Ok(scenario)
+    }
+}
+
+/// A scenario file: the scenario and the fields it names.
+fn read_scenario_file(path: &PathBuf) -> Result<(Scenario, BTreeSet<&'static str>), Failure> {
+    let shown = path.display().to_string();
+    let text = if shown == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| bad("scenario", "-", format!("a readable JSON scenario on stdin ({e})")))?;
+        text
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| bad("scenario", &shown, format!("a readable JSON scenario file ({e})")))?
+    };
+    let invalid = |e: serde_json::Error| {
+        bad("scenario", &shown, format!("a JSON object with the scenario's kebab-case fields ({e})"))
+    };
+    let scenario: Scenario = serde_json::from_str(&text).map_err(invalid)?;
+    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).map_err(invalid)?;
+    let keys = object.keys().filter_map(|k| field_spec(k)).map(|f| f.key).collect();
+    Ok((scenario, keys))
+}

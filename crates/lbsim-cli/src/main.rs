@@ -1,0 +1,148 @@
+//! # lbsim
+//!
+//! The `lbsim` command line: the same simulator as the playground page, for
+//! tables, JSON, CSV, sweeps and remapping experiments in a terminal or a
+//! script. It reads the page's share links, so a link and a command give the
+//! same numbers.
+//!
+//! - `lbsim run`: one scenario, every chosen algorithm, as a table, JSON or CSV;
+//! - `lbsim remap`: what moves when a node joins or leaves a hashed pool;
+//! - `lbsim trace`: the first picks of a rule on an idle pool;
+//! - `lbsim url`: the share link of a scenario;
+//! - `lbsim sweep`: one parameter across a range, on all cores.
+//!
+//! What it is not: a simulator. Queueing, balancers, ranges and the link
+//! codec all live in `lbsim-core`; this crate parses arguments, runs the
+//! core (in parallel where that helps) and prints. The CLI is strict where
+//! the page is lenient: any bad value, unknown key or inconsistent input is
+//! an error that names the field, the value and the allowed range, and
+//! exits with status 2.
+
+mod flags;
+mod remap;
+mod run;
+mod sweep;
+mod trace;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use lbsim_core::ScenarioError;
+
+/// Which server gets your request? Load-balancing rules side by side, from
+/// one request stream.
+///
+/// Exit status: 0 on success, 2 for bad input (a usage error, a value out of
+/// range, an unreadable or malformed scenario file or link), 1 when the
+/// output cannot be written.
+#[derive(Parser)]
+#[command(name = "lbsim", version, about, long_about, max_term_width = 110)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario and print each algorithm's latency and balance.
+    ///
+    /// Sources apply in this order, each overriding only the fields it
+    /// names: --preset, then --scenario, then --url, then the scenario
+    /// flags.
+    Run(run::RunArgs),
+    /// Remap keys when a node joins or leaves: ownership before and after,
+    /// and how many keys moved.
+    Remap(remap::RemapArgs),
+    /// The first picks of a rule on an idle pool (each request completes at
+    /// once), user i+1 for pick i.
+    Trace(trace::TraceArgs),
+    /// Print the share link of a scenario.
+    Url(run::UrlArgs),
+    /// Run a scenario across a range of one parameter, on all cores.
+    Sweep(sweep::SweepArgs),
+}
+
+/// Why a command failed, and so its exit status.
+#[derive(Debug)]
+enum Failure {
+    /// Bad input: exit status 2, one line naming field, value and range.
+    Input(String),
+    /// The output could not be written: exit status 1.
+    Output(io::Error),
+}
+
+impl From<ScenarioError> for Failure {
+    fn from(e: ScenarioError) -> Self {
+        Failure::Input(e.to_string())
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Output(e)
+    }
+}
+
+/// An input error in the core's shape: field, value, what is allowed.
+fn bad(field: &str, value: &str, allowed: impl Into<String>) -> Failure {
+    Failure::from(ScenarioError { field: field.into(), value: value.into(), allowed: allowed.into() })
+}
+
+/// Writes `text` to standard output in one go.
+fn print(text: &str) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// clap's own message on one line: the error and its hints, without the
+/// usage block.
+fn one_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let parts: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let line = parts.join("; ");
+    let line = line.strip_prefix("error: ").unwrap_or(&line);
+    format!("{line}; see --help")
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version: print as clap does, succeed.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("lbsim: {}", one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Remap(args) => remap::remap(&args),
+        Command::Trace(args) => trace::trace(&args),
+        Command::Url(args) => run::url(&args),
+        Command::Sweep(args) => sweep::sweep(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(message)) => {
+            eprintln!("lbsim: {message}");
+            ExitCode::from(2)
+        }
+        // A closed pipe (`lbsim run | head`) is the reader's choice, not a failure.
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Output(e)) => {
+            eprintln!("lbsim: cannot write the output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

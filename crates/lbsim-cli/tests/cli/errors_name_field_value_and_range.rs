@@ -1,0 +1,118 @@
+//! Bad input exits 2 with one line naming the field, the value and what is
+//! allowed (SPEC sections 7 and 10); nothing panics.
+
+use crate::lbsim;
+
+/// Runs a failing command; returns its one-line message.
+fn error(args: &[&str]) -> String {
+    let out = lbsim().args(args).output().expect("lbsim runs");
+    assert_eq!(out.status.code(), Some(2), "lbsim {args:?}");
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"), "{stderr}");
+    stderr
+}
+
+fn names_all(message: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(message.contains(part), "{part:?} not in {message}");
+    }
+}
+
+#[test]
+fn out_of_range_flags_name_the_table_range() {
+    names_all(&error(&["run", "--servers", "0"]), &["servers", "'0'", "1 to 1024"]);
+    names_all(&error(&["run", "--slow-share", "1.5"]), &["slow-share", "'1.5'", "0 to 1"]);
+    names_all(&error(&["run", "--seed", "-1"]), &["seed", "'-1'", "0 to 9007199254740991"]);
+    names_all(&error(&["run", "--load", "abc"]), &["load", "'abc'", "0.01 to 2"]);
+    names_all(
+        &error(&["run", "--algorithms", "round-robin,fastest"]),
+        &["algorithms", "fastest", "least-connections"],
+    );
+    names_all(&error(&["url", "--requests", "20000000"]), &["requests", "10000000"]);
+}
+
+#[test]
+fn inconsistent_scenarios_are_rejected() {
+    names_all(
+        &error(&["run", "--servers", "3", "--speeds", "1,1"]),
+        &["speeds", "1,1", "one value per server"],
+    );
+}
+
+#[test]
+fn links_are_read_strictly() {
+    names_all(&error(&["run", "--url", "http://x/#v=1&colour=blue"]), &["colour", "blue", "no such field"]);
+    names_all(&error(&["run", "--url", "v=1&zipf=9"]), &["zipf", "'9'", "0 to 5"]);
+    names_all(&error(&["run", "--url", "v=2"]), &["v", "'2'"]);
+}
+
+#[test]
+fn bad_scenario_files_are_input_errors() {
+    names_all(
+        &error(&["run", "--scenario", "/nonexistent/lbsim.json"]),
+        &["scenario", "/nonexistent/lbsim.json"],
+    );
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join("lbsim-cli-bad.json");
+    std::fs::write(&file, r#"{"servers": 4, "colour": "blue"}"#).expect("a file");
+    names_all(&error(&["run", "--scenario", file.to_str().expect("UTF-8")]), &["scenario", "colour"]);
+    std::fs::write(&file, r#"{"servers": 0}"#).expect("a file");
+    names_all(
+        &error(&["run", "--scenario", file.to_str().expect("UTF-8")]),
+        &["servers", "'0'", "1 to 1024"],
+    );
+}
+
+#[test]
+fn presets_are_checked_per_command() {
+    names_all(&error(&["run", "--preset", "nope"]), &["preset", "nope", "mixed", "degraded"]);
+    names_all(&error(&["run", "--preset", "scale-out"]), &["preset", "scale-out", "lbsim remap"]);
+    names_all(&error(&["remap", "--preset", "mixed"]), &["preset", "mixed", "scale-out"]);
+}
+
+#[test]
+fn clap_errors_exit_2_on_one_line() {
+    names_all(&error(&["run", "--format", "xml"]), &["format", "xml", "table", "json", "csv"]);
+    names_all(&error(&["run", "--sed", "3"]), &["--sed", "--seed"]);
+    error(&["frobnicate"]);
+    error(&["trace"]);
+    error(&["remap", "--add", "x", "--remove", "s1"]);
+}
+
+#[test]
+fn remap_input_is_checked() {
+    names_all(&error(&["remap", "--scheme", "ring"]), &["scheme", "ring", "consistent-hash", "all"]);
+    names_all(&error(&["remap", "--remove", "s9"]), &["remove", "s9"]);
+    names_all(&error(&["remap", "--keys", "0"]), &["keys", "'0'", "1 to 10000000"]);
+    names_all(&error(&["remap", "--keys", "many"]), &["keys", "many", "1 to 10000000"]);
+    names_all(&error(&["remap", "--nodes", "a,a,b"]), &["nodes", "a,a,b", "distinct"]);
+    names_all(&error(&["remap", "--key-format", "session"]), &["key-format", "session", "{i}"]);
+    names_all(&error(&["remap", "--hash", "md5"]), &["hash", "md5", "xxh64"]);
+}
+
+#[test]
+fn trace_input_is_checked() {
+    names_all(&error(&["trace", "--algorithm", "fastest"]), &["algorithm", "fastest", "round-robin"]);
+    names_all(&error(&["trace", "--algorithm", "random", "--picks", "0"]), &["picks", "'0'", "1 to 100000"]);
+    names_all(
+        &error(&["trace", "--algorithm", "random", "--weights", "1,0"]),
+        &["weights", "1,0", "1 to 1000"],
+    );
+    names_all(
+        &error(&["trace", "--algorithm", "random", "--weights", "1,2", "--names", "a,b,c"]),
+        &["names", "a,b,c", "one value per server"],
+    );
+}
+
+#[test]
+fn sweep_ranges_are_checked() {
+    names_all(&error(&["sweep", "--param", "colour=1..2:1"]), &["param", "colour", "slow-share"]);
+    names_all(&error(&["sweep", "--param", "speeds=1..2:1"]), &["param", "speeds", "a numeric field"]);
+    names_all(&error(&["sweep", "--param", "slow-share=0..2:0.1"]), &["slow-share", "'2'", "0 to 1"]);
+    names_all(&error(&["sweep", "--param", "seed=0..1000000:1"]), &["param", "at most 1000 values"]);
+    names_all(&error(&["sweep", "--param", "slow-share=0.5..0.1:0.1"]), &["param", "FROM at most TO"]);
+    names_all(&error(&["sweep", "--param", "servers=1..4:0.5"]), &["param", "0.5", "whole number"]);
+    names_all(&error(&["sweep", "--param", "slow-share=0..1"]), &["param", "NAME=FROM..TO:STEP"]);
+}

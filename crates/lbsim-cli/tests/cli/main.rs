@@ -1,0 +1,32 @@
+//! End-to-end tests of the `lbsim` binary, one module per behaviour. Each
+//! pins the output against something outside the CLI: a reference
+//! implementation's documented sequence, a remapping fraction from theory,
+//! the SPEC's field names, another command's output.
+
+mod errors_name_field_value_and_range;
+mod remap_moves_the_expected_share;
+mod run_formats;
+mod sweep_rows_match_single_runs;
+mod trace_follows_the_reference_sequences;
+mod url_round_trip;
+
+use assert_cmd::Command;
+
+/// The binary under test.
+pub fn lbsim() -> Command {
+    assert_cmd::cargo::cargo_bin_cmd!("lbsim")
+}
+
+/// Runs `lbsim ARGS`, expects success, returns standard output.
+pub fn stdout(args: &[&str]) -> String {
+    let out = lbsim().args(args).output().expect("lbsim runs");
+    assert!(out.status.success(), "lbsim {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Runs `lbsim ARGS --format json` and parses the output.
+pub fn json(args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    serde_json::from_str(&stdout(&all)).expect("one JSON document")
+}

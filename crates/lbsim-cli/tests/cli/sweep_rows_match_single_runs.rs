@@ -1,0 +1,51 @@
+//! `lbsim sweep`: one row per value and algorithm, each the same numbers a
+//! single `lbsim run` at that value gives.
+
+use crate::{json, stdout};
+
+#[test]
+fn csv_has_a_row_per_value_and_algorithm_equal_to_single_runs() {
+    let common = ["--requests", "2000", "--algorithms", "round-robin,least-connections"];
+    let mut args = vec!["sweep", "--param", "slow-share=0..0.2:0.1"];
+    args.extend(common);
+    let out = stdout(&args);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("slow-share,algorithm,"), "{out}");
+    assert_eq!(lines.len(), 1 + 3 * 2, "{out}");
+    for (i, value) in ["0", "0.1", "0.2"].iter().enumerate() {
+        let mut single = vec!["run", "--format", "csv", "--slow-share", value];
+        single.extend(common);
+        let run = stdout(&single);
+        for (j, row) in run.lines().skip(1).enumerate() {
+            assert_eq!(lines[1 + 2 * i + j], format!("{value},{row}"));
+        }
+    }
+}
+
+#[test]
+fn json_rows_carry_the_value_and_the_summary() {
+    let out = json(&["sweep", "--param", "servers=2..4:1", "--requests", "1000", "--algorithms", "random"]);
+    assert_eq!(out["param"], "servers");
+    let rows = out["rows"].as_array().expect("rows");
+    let values: Vec<f64> = rows.iter().map(|r| r["value"].as_f64().expect("value")).collect();
+    assert_eq!(values, [2.0, 3.0, 4.0]);
+    assert!(rows.iter().all(|r| r["algorithm"] == "random" && r["p99_ms"].is_number()));
+}
+
+#[test]
+fn sweep_takes_presets_and_integer_steps() {
+    let out = stdout(&[
+        "sweep",
+        "--param",
+        "seed=1..3:1",
+        "--preset",
+        "control",
+        "--requests",
+        "500",
+        "--algorithms",
+        "random",
+    ]);
+    assert_eq!(out.lines().count(), 4, "{out}");
+    let quick_column: Vec<&str> = out.lines().skip(1).map(|l| l.split(',').nth(2).unwrap_or("?")).collect();
+    assert_eq!(quick_column, ["", "", ""], "constant work has no quick class");
+}
