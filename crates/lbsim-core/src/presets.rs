@@ -54,7 +54,7 @@ fn degraded() -> Scenario {
 }
 
 fn herding() -> Scenario {
-    Scenario { servers: 16, slots: 2, balancers: 8, load: 0.85, ..Scenario::default() }
+    Scenario { servers: 64, slots: 1, balancers: 64, load: 0.8, ..Scenario::default() }
 }
 
 fn theory() -> Scenario {
@@ -112,9 +112,11 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "herding",
         title: "Herding with partial views",
-        lesson: "Eight balancer copies each see only their own requests. Least connections herds: every \
-                 copy believes the same servers are idle and sends there at once. Two random choices \
-                 spread the copies' picks and do not herd.",
+        lesson: "Sixty-four balancer copies share 64 single-slot servers, and each copy sees only its \
+                 own requests. To every copy most servers look idle, and every copy breaks those ties in the \
+                 same rotation, so their picks pile onto the same servers: least connections herds and ends \
+                 up worse than random choice. Two random choices give each copy a different random pair, \
+                 so the copies' picks stay spread and the quick-request p99 stays lowest.",
         remapping: false,
         build: herding,
     },
