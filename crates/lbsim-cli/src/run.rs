@@ -3,6 +3,7 @@
 
 use clap::{Args, ValueEnum};
 use lbsim_core::report::AlgorithmResult;
+use lbsim_core::scenario::WorkKind;
 use lbsim_core::{engine, url, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -163,12 +164,15 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
         );
     }
     let z = &report.realized;
+    // Only bimodal work has slow requests.
+    let slow = match report.scenario.work {
+        WorkKind::Bimodal => format!(", slow share {:.1}%", z.slow_share * 100.0),
+        _ => String::new(),
+    };
     out += &format!(
-        "\nrealized: {} requests, load {:.3}, slow share {:.1}%, rate {:.1} req/s, \
-         top user {:.1}%, top 10 users {:.1}%\n",
+        "\nrealized: {} requests, load {:.3}{slow}, rate {:.1} req/s, top user {:.1}%, top 10 users {:.1}%\n",
         z.requests,
         z.load,
-        z.slow_share * 100.0,
         z.rate_per_s,
         z.top_user_share * 100.0,
         z.top10_share * 100.0

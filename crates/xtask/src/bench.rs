@@ -1,11 +1,35 @@
 //! `cargo xtask bench`: the benchmarks whose figures the README quotes.
+//!
+//! - `cargo xtask bench core`: the core natively vs in wasm, per algorithm;
+//! - `cargo xtask bench cli [REQUESTS]`: the `lbsim` binary vs the article's
+//!   lab in plain Python (`../shared/bench/baseline.py`), whole processes;
+//! - `cargo xtask bench`: both.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 use crate::gate::{harness_paths, harness_script};
-use crate::tools::{ensure_node, ensure_wasm_target, output, root, step};
+use crate::tools::{ensure_node, ensure_wasm_target, have, output, root, run, step};
+
+/// Runs the part of the benchmarks `args` names (all without arguments).
+pub fn bench(args: &[String]) -> Result<(), String> {
+    match args.first().map(String::as_str) {
+        None => {
+            core()?;
+            cli(&[])
+        }
+        Some("core") => core(),
+        Some("cli") => cli(&args[1..]),
+        Some(other) => {
+            Err(format!("unknown benchmark `{other}`; usage: cargo xtask bench [core | cli [REQUESTS]]"))
+        }
+    }
+}
 
 /// Native vs wasm (Node/V8) time per algorithm on the same scenario, in one
 /// run, alternating, median of `REPS`.
-pub fn bench(_args: &[String]) -> Result<(), String> {
+fn core() -> Result<(), String> {
     ensure_wasm_target()?;
     ensure_node()?;
     let (native, wasm) = harness_paths()?;
@@ -31,4 +55,103 @@ pub fn bench(_args: &[String]) -> Result<(), String> {
 
 fn lbsim_ids() -> Vec<&'static str> {
     lbsim_core::AlgorithmId::ALL.iter().map(|a| a.id()).collect()
+}
+
+/// Repetitions of each timed process in the CLI benchmark.
+const CLI_REPS: usize = 7;
+
+/// The three rules the Python lab implements, in the CLI's terms.
+const BASELINE_RULES: &str = "round-robin,least-connections,user-hash";
+
+/// Whole-process wall time of a command, in seconds; its output is discarded
+/// but it must succeed.
+fn time(program: &Path, args: &[String], env: &[(&str, &str)]) -> Result<f64, String> {
+    let mut command = Command::new(program);
+    command.args(args).current_dir(root()).stdout(Stdio::null()).stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let start = Instant::now();
+    let out = command.output().map_err(|e| format!("could not start {}: {e}", program.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !out.status.success() {
+        return Err(format!(
+            "`{} {}` failed ({}): {}",
+            program.display(),
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(seconds)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// The `lbsim` binary against the article's lab in plain Python, same
+/// scenario (`mixed`), same request count, same three rules: processes
+/// alternate, `CLI_REPS` each, medians compared. Then the SPEC's CLI budget:
+/// `mixed`, 1M requests, all eleven rules.
+fn cli(args: &[String]) -> Result<(), String> {
+    let requests: u64 = match args.first() {
+        None => 200_000,
+        Some(text) => text.parse().map_err(|_| format!("REQUESTS must be a whole number, not `{text}`"))?,
+    };
+    run("cargo", &["build", "--release", "-p", "lbsim-cli", "--bin", "lbsim"])?;
+    let lbsim = root().join("target/release/lbsim");
+    let baseline = root().join("../shared/bench/baseline.py");
+    let python = Path::new("python3");
+    let cli_args = |requests: u64, algorithms: Option<&str>| -> Vec<String> {
+        let mut args: Vec<String> =
+            ["run", "--preset", "mixed", "--requests", &requests.to_string()].map(String::from).to_vec();
+        if let Some(algorithms) = algorithms {
+            args.extend(["--algorithms".to_string(), algorithms.to_string()]);
+        }
+        args
+    };
+    if !baseline.exists() {
+        step(&format!("cli vs Python: skipped, the baseline {} is missing", baseline.display()));
+    } else if !have("python3", "--version") {
+        step("cli vs Python: skipped, python3 is not installed");
+    } else {
+        step(&format!(
+            "cli vs Python baseline: mixed, {requests} requests, {BASELINE_RULES}; whole processes, \
+             alternating, median of {CLI_REPS}"
+        ));
+        let python_args = vec![baseline.display().to_string(), requests.to_string()];
+        let lbsim_args = cli_args(requests, Some(BASELINE_RULES));
+        let (mut py, mut all_cores, mut one_core) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..CLI_REPS {
+            py.push(time(python, &python_args, &[])?);
+            all_cores.push(time(&lbsim, &lbsim_args, &[])?);
+            one_core.push(time(&lbsim, &lbsim_args, &[("RAYON_NUM_THREADS", "1")])?);
+        }
+        let (py, all_cores, one_core) = (median(py), median(all_cores), median(one_core));
+        println!("{:34} {:>10}", "process", "median s");
+        println!("{:34} {:>10.4}", "python3 baseline.py", py);
+        println!("{:34} {:>10.4} {:>8.0}x faster", "lbsim run (all cores)", all_cores, py / all_cores);
+        println!(
+            "{:34} {:>10.4} {:>8.0}x faster",
+            "lbsim run (RAYON_NUM_THREADS=1)",
+            one_core,
+            py / one_core
+        );
+    }
+    step("cli budget (SPEC 11): lbsim run --preset mixed --requests 1000000, all algorithms, median of 3");
+    let budget_args = cli_args(1_000_000, None);
+    let times: Result<Vec<f64>, String> = (0..3).map(|_| time(&lbsim, &budget_args, &[])).collect();
+    let seconds = median(times?);
+    println!("lbsim run, 1M requests, 11 algorithms: {seconds:.3} s (budget 1 s)");
+    Ok(())
 }

@@ -49,3 +49,18 @@ fn sweep_takes_presets_and_integer_steps() {
     let quick_column: Vec<&str> = out.lines().skip(1).map(|l| l.split(',').nth(2).unwrap_or("?")).collect();
     assert_eq!(quick_column, ["", "", ""], "constant work has no quick class");
 }
+
+/// One value (fewer values than cores) splits the algorithms over the
+/// cores instead; the numbers stay the same.
+#[test]
+fn a_single_value_sweep_is_a_run() {
+    let common = ["--requests", "1500", "--algorithms", "random,maglev,peak-ewma"];
+    let mut args = vec!["sweep", "--param", "zipf=1.4..1.4:0.1"];
+    args.extend(common);
+    let sweep = stdout(&args);
+    let mut single = vec!["run", "--format", "csv", "--zipf", "1.4"];
+    single.extend(common);
+    let run = stdout(&single);
+    let expected: Vec<String> = run.lines().skip(1).map(|row| format!("1.4,{row}")).collect();
+    assert_eq!(sweep.lines().skip(1).collect::<Vec<_>>(), expected);
+}
