@@ -31,6 +31,29 @@ fn hash_help() -> String {
     format!("Hash function of the keys and nodes: {} [default: {}]", ids.join(", "), HashFn::DEFAULT.id())
 }
 
+// The ranges and defaults in the help come from the core, which checks them.
+
+fn keys_help() -> String {
+    let allowed = core_allows("keys", Remap { keys: 0, ..Remap::default() });
+    format!("{allowed} [default: {}]", Remap::default().keys)
+}
+
+fn vnodes_help() -> String {
+    let allowed = core_allows("vnodes", Remap { vnodes: 0, ..Remap::default() });
+    format!("{allowed}, for consistent-hash [default: {}]", Remap::default().vnodes)
+}
+
+fn key_format_help() -> String {
+    format!("Key pattern; {{i}} is the key's index, 0 to K-1 [default: {}]", Remap::default().key_format)
+}
+
+fn nodes_help() -> String {
+    format!(
+        "Nodes before the change, comma-separated distinct names [default: {}]",
+        Remap::default().nodes.join(",")
+    )
+}
+
 #[derive(Args, Debug)]
 pub struct RemapArgs {
     /// Start from a remapping preset: scale-out (s1..s4, add s5)
@@ -38,8 +61,7 @@ pub struct RemapArgs {
     pub preset: Option<String>,
     #[arg(long, value_name = "S", help = scheme_help())]
     pub scheme: Option<String>,
-    /// Nodes before the change, comma-separated distinct names [default: s1,s2,s3,s4]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", help = nodes_help())]
     pub nodes: Option<String>,
     /// The node that joins (at the end of the list) [default: s<N+1> when --remove is not given]
     #[arg(long, value_name = "NAME", conflicts_with = "remove")]
@@ -47,14 +69,11 @@ pub struct RemapArgs {
     /// The node that leaves, one of --nodes
     #[arg(long, value_name = "NAME")]
     pub remove: Option<String>,
-    /// Number of keys: 1 to 10000000 [default: 1000]
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", help = keys_help())]
     pub keys: Option<String>,
-    /// Key pattern; {i} is the key's index, 0 to K-1 [default: session:{i}]
-    #[arg(long, value_name = "PATTERN")]
+    #[arg(long, value_name = "PATTERN", help = key_format_help())]
     pub key_format: Option<String>,
-    /// Ring points per node (consistent-hash): 1 to 1000 [default: 160]
-    #[arg(long, value_name = "V")]
+    #[arg(long, value_name = "V", help = vnodes_help())]
     pub vnodes: Option<String>,
     #[arg(long, value_name = "H", help = hash_help())]
     pub hash: Option<String>,
