@@ -83,8 +83,8 @@ impl Balancer for LeastRequest {
     fn pick(&mut self, _request: &Pick, rng: &mut Rng) -> usize {
         let Some(schedule) = self.schedule.as_mut() else {
             let n = self.weights.len();
-            let candidate = rng.random_range(0..n);
-            let sampled = rng.random_range(0..n);
+            let candidate = rng.random_range(0..n as u64) as usize;
+            let sampled = rng.random_range(0..n as u64) as usize;
             return if self.active.get(sampled) < self.active.get(candidate) { sampled } else { candidate };
         };
         let Some(Reverse(next)) = schedule.pop() else {

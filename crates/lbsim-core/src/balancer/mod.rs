@@ -206,29 +206,58 @@ pub fn fewer_per_weight(a: u32, wa: u32, b: u32, wb: u32) -> bool {
     u64::from(a) * u64::from(wb) < u64::from(b) * u64::from(wa)
 }
 
-/// Two distinct servers drawn with probability proportional to weight (the
-/// second from the rest), in O(log N).
-pub fn two_distinct(cumulative: &[u64], rng: &mut Rng) -> (usize, usize) {
-    use rand::Rng as _;
-    let n = cumulative.len();
-    let total = cumulative[n - 1];
-    let first = weighted_index(cumulative, rng.random_range(0..total));
-    let start = if first == 0 { 0 } else { cumulative[first - 1] };
-    let width = cumulative[first] - start;
-    let mut r = rng.random_range(0..total - width);
-    if r >= start {
-        r += width;
-    }
-    (first, weighted_index(cumulative, r))
+/// Draws servers with probability proportional to weight, in O(log N)
+/// (O(1) when the weights are equal, with the very same draws).
+#[derive(Clone, Debug)]
+pub struct WeightedDraw {
+    cumulative: Vec<u64>,
+    equal: bool,
 }
 
-/// The server owning point `r` of the cumulative weights.
-pub fn weighted_index(cumulative: &[u64], r: u64) -> usize {
-    cumulative.partition_point(|&c| c <= r)
+impl WeightedDraw {
+    /// Draws over `pool`'s weights.
+    pub fn new(pool: &Pool) -> WeightedDraw {
+        WeightedDraw { cumulative: cumulative_weights(&pool.weights), equal: pool.equal_weights() }
+    }
+
+    fn total(&self) -> u64 {
+        self.cumulative[self.cumulative.len() - 1]
+    }
+
+    /// The server owning point `r` of the cumulative weights.
+    fn owner(&self, r: u64) -> usize {
+        if self.equal {
+            // Equal weights w: point r belongs to server r / w.
+            (r / self.cumulative[0]) as usize
+        } else {
+            self.cumulative.partition_point(|&c| c <= r)
+        }
+    }
+
+    /// One server. Ranges are u64 on every target, so native and wasm draw
+    /// the same numbers.
+    pub fn one(&self, rng: &mut Rng) -> usize {
+        use rand::Rng as _;
+        self.owner(rng.random_range(0..self.total()))
+    }
+
+    /// Two distinct servers, the second drawn from the rest; the pool must
+    /// have at least two.
+    pub fn two_distinct(&self, rng: &mut Rng) -> (usize, usize) {
+        use rand::Rng as _;
+        let first = self.one(rng);
+        let start = if first == 0 { 0 } else { self.cumulative[first - 1] };
+        let width = self.cumulative[first] - start;
+        let mut r = rng.random_range(0..self.total() - width);
+        if r >= start {
+            r += width;
+        }
+        (first, self.owner(r))
+    }
 }
 
 /// Running sums of the weights.
-pub fn cumulative_weights(weights: &[u32]) -> Vec<u64> {
+fn cumulative_weights(weights: &[u32]) -> Vec<u64> {
     weights
         .iter()
         .scan(0u64, |sum, &w| {

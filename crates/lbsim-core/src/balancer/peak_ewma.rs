@@ -69,8 +69,8 @@ impl Balancer for PeakEwma {
         if n == 1 {
             return 0;
         }
-        let a = rng.random_range(0..n);
-        let mut b = rng.random_range(0..n - 1);
+        let a = rng.random_range(0..n as u64) as usize;
+        let mut b = rng.random_range(0..n as u64 - 1) as usize;
         if b >= a {
             b += 1;
         }

@@ -5,11 +5,11 @@
 
 use alloc::vec::Vec;
 
-use super::{cumulative_weights, fewer_per_weight, two_distinct, Balancer, Pick, Pool, Rng, Unfinished};
+use super::{fewer_per_weight, Balancer, Pick, Pool, Rng, Unfinished, WeightedDraw};
 
 /// Power of two choices.
 pub struct PowerOfTwo {
-    cumulative: Vec<u64>,
+    draw: WeightedDraw,
     weights: Vec<u32>,
     unfinished: Unfinished,
 }
@@ -18,7 +18,7 @@ impl PowerOfTwo {
     /// Two choices over `pool`.
     pub fn new(pool: &Pool) -> PowerOfTwo {
         PowerOfTwo {
-            cumulative: cumulative_weights(&pool.weights),
+            draw: WeightedDraw::new(pool),
             weights: pool.weights.clone(),
             unfinished: Unfinished::new(pool.len()),
         }
@@ -30,7 +30,7 @@ impl Balancer for PowerOfTwo {
         if self.weights.len() == 1 {
             return 0;
         }
-        let (first, second) = two_distinct(&self.cumulative, rng);
+        let (first, second) = self.draw.two_distinct(rng);
         let (a, b) = (self.unfinished.get(first), self.unfinished.get(second));
         if fewer_per_weight(a, self.weights[first], b, self.weights[second]) {
             first

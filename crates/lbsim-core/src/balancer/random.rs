@@ -1,28 +1,23 @@
 //! Weighted random: each request goes to a server drawn with probability
 //! proportional to its weight, from the rule's own random stream.
 
-use alloc::vec::Vec;
-
-use rand::Rng as _;
-
-use super::{cumulative_weights, weighted_index, Balancer, Pick, Pool, Rng};
+use super::{Balancer, Pick, Pool, Rng, WeightedDraw};
 
 /// Weighted random choice.
 pub struct Random {
-    cumulative: Vec<u64>,
+    draw: WeightedDraw,
 }
 
 impl Random {
     /// Random choice over `pool`.
     pub fn new(pool: &Pool) -> Random {
-        Random { cumulative: cumulative_weights(&pool.weights) }
+        Random { draw: WeightedDraw::new(pool) }
     }
 }
 
 impl Balancer for Random {
     fn pick(&mut self, _request: &Pick, rng: &mut Rng) -> usize {
-        let total = self.cumulative[self.cumulative.len() - 1];
-        weighted_index(&self.cumulative, rng.random_range(0..total))
+        self.draw.one(rng)
     }
 
     fn observes_completions(&self) -> bool {
