@@ -1,0 +1,313 @@
+//! The scenario form, built from the core's one table of ranges
+//! ([`lbsim_core::scenario::FIELDS`]): one labelled input per URL key,
+//! named after it, showing its value and its range.
+
+use lbsim_core::hash::HashFn;
+use lbsim_core::scenario::{field_spec, Field, FieldKind, WorkKind};
+use lbsim_core::{AlgorithmId, Scenario};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+use crate::dom::{by_id, document, element, text_element};
+use crate::palette;
+
+/// Requests above this are refused here: a run must stay interactive. The
+/// CLI runs up to the table's maximum.
+pub const MAX_INTERACTIVE_REQUESTS: u64 = 200_000;
+
+/// Where each field goes and what it is called on the page.
+pub const LAYOUT: &[(&str, &str, &str)] = &[
+    ("servers", "fleet", "servers"),
+    ("slots", "fleet", "slots per server"),
+    ("speeds", "fleet", "speed per server"),
+    ("weights", "fleet", "weight per server"),
+    ("names", "fleet", "server names"),
+    ("balancers", "fleet", "balancer copies"),
+    ("requests", "traffic", "requests"),
+    ("load", "traffic", "target load"),
+    ("rate", "traffic", "rate (requests/s)"),
+    ("users", "traffic", "users"),
+    ("zipf", "traffic", "Zipf s"),
+    ("seed", "traffic", "seed"),
+    ("work", "work", "work distribution"),
+    ("slow-share", "work", "slow share"),
+    ("fast-ms", "work", "quick work (ms)"),
+    ("slow-ms", "work", "slow work (ms)"),
+    ("mean-ms", "work", "mean work (ms)"),
+    ("sigma", "work", "log-normal sigma"),
+    ("hash", "hashing", "hash function"),
+    ("vnodes", "hashing", "ring points per weight"),
+    ("balance-factor", "hashing", "bounded-load factor (%)"),
+];
+
+/// Real fields with a small range get a slider; the rest a number box.
+fn is_slider(f: &Field) -> bool {
+    f.kind == FieldKind::Real && f.max <= 5.0
+}
+
+/// An integer with thousands separators: 10,000,000.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn number(v: f64) -> String {
+    if v >= 1e6 {
+        thousands(v as u64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The range as the page shows it.
+pub fn range_text(f: &Field) -> String {
+    match f.kind {
+        FieldKind::Integer if f.key == "requests" => {
+            format!("{} to {} here", number(f.min), number(MAX_INTERACTIVE_REQUESTS as f64))
+        }
+        FieldKind::Integer | FieldKind::Real => format!("{} to {}", number(f.min), number(f.max)),
+        FieldKind::NumberList => format!("one per server, each {} to {}", number(f.min), number(f.max)),
+        FieldKind::NameList => "one per server, comma-separated".to_string(),
+        FieldKind::Choice => String::new(),
+    }
+}
+
+fn choices(key: &str) -> Vec<(String, String)> {
+    match key {
+        "work" => WorkKind::ALL.iter().map(|k| (k.id().to_string(), k.id().to_string())).collect(),
+        "hash" => std::iter::once((String::new(), "each rule's default".to_string()))
+            .chain(HashFn::ALL.iter().map(|h| (h.id().to_string(), h.id().to_string())))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn input_id(key: &str) -> String {
+    format!("c-{key}")
+}
+
+/// Builds every control into its fieldset.
+pub fn build() {
+    for &(key, group, label) in LAYOUT {
+        let Some(f) = field_spec(key) else { continue };
+        let Some(fieldset) = document().query_selector(&format!("[data-group={group}]")).ok().flatten()
+        else {
+            continue;
+        };
+        let wrap = element("div", "control");
+        let _ = wrap.set_attribute("data-key", key);
+        let id = input_id(key);
+        let label_el = text_element("label", "", label);
+        let _ = label_el.set_attribute("for", &id);
+        let _ = label_el.set_attribute("title", f.meaning);
+        let _ = wrap.append_child(&label_el);
+        let input: Element = match f.kind {
+            FieldKind::Choice => {
+                let select = element("select", "");
+                for (value, text) in choices(key) {
+                    let option = text_element("option", "", &text);
+                    let _ = option.set_attribute("value", &value);
+                    let _ = select.append_child(&option);
+                }
+                select
+            }
+            FieldKind::Integer | FieldKind::Real => {
+                let input = element("input", "");
+                let slider = is_slider(f);
+                let _ = input.set_attribute("type", if slider { "range" } else { "number" });
+                let _ = input.set_attribute("min", &f.min.to_string());
+                let max = if key == "requests" { MAX_INTERACTIVE_REQUESTS as f64 } else { f.max };
+                let _ = input.set_attribute("max", &max.to_string());
+                let step = if key == "rate" || key.ends_with("-ms") {
+                    "any".to_string()
+                } else {
+                    f.step.to_string()
+                };
+                let _ = input.set_attribute("step", &step);
+                if key == "rate" {
+                    let _ = input.set_attribute("placeholder", "from load");
+                }
+                input
+            }
+            FieldKind::NumberList | FieldKind::NameList => {
+                let input = element("input", "");
+                let _ = input.set_attribute("type", "text");
+                let _ = input.set_attribute("spellcheck", "false");
+                let _ =
+                    input.set_attribute("placeholder", if key == "names" { "s1,s2,..." } else { "all 1" });
+                input
+            }
+        };
+        let _ = input.set_attribute("id", &id);
+        let _ = input.set_attribute("name", key);
+        let _ = input.set_attribute("aria-describedby", &format!("{id}-range {id}-error"));
+        let _ = wrap.append_child(&input);
+        if is_slider(f) {
+            let output = element("output", "value");
+            let _ = output.set_attribute("for", &id);
+            let _ = output.set_attribute("id", &format!("{id}-value"));
+            let _ = wrap.append_child(&output);
+        }
+        if key == "seed" {
+            let button = text_element("button", "", "new seed");
+            let _ = button.set_attribute("type", "button");
+            let _ = button.set_attribute("id", "new-seed");
+            let _ = wrap.append_child(&button);
+        }
+        let range = text_element("small", "range", &range_text(f));
+        let _ = range.set_attribute("id", &format!("{id}-range"));
+        let _ = wrap.append_child(&range);
+        let error = element("small", "error");
+        let _ = error.set_attribute("id", &format!("{id}-error"));
+        let _ = error.set_attribute("role", "alert");
+        let _ = wrap.append_child(&error);
+        let _ = fieldset.append_child(&wrap);
+    }
+    if let Some(fieldset) = document().query_selector("[data-group=algorithms]").ok().flatten() {
+        let wrap = element("div", "control algorithms");
+        let _ = wrap.set_attribute("data-key", "algorithms");
+        for a in AlgorithmId::ALL {
+            let label = element("label", "algorithm");
+            let _ = label.set_attribute("title", a.description());
+            let input = element("input", "");
+            let _ = input.set_attribute("type", "checkbox");
+            let _ = input.set_attribute("name", "algorithms");
+            let _ = input.set_attribute("value", a.id());
+            let swatch = element("span", "swatch");
+            if let Some(s) = swatch.dyn_ref::<HtmlElement>() {
+                let _ = s.style().set_property("background-color", &palette::css(*a));
+            }
+            let _ = label.append_child(&input);
+            let _ = label.append_child(&swatch);
+            let _ = label.append_child(&document().create_text_node(a.id()));
+            let _ = wrap.append_child(&label);
+        }
+        let error = element("small", "error");
+        let _ = error.set_attribute("id", "c-algorithms-error");
+        let _ = error.set_attribute("role", "alert");
+        let _ = wrap.append_child(&error);
+        let _ = fieldset.append_child(&wrap);
+    }
+}
+
+/// The text a control should hold for the scenario.
+fn value_text(scenario: &Scenario, key: &str) -> String {
+    scenario.get(key).unwrap_or_default()
+}
+
+/// Puts every control in step with the scenario.
+pub fn sync(scenario: &Scenario) {
+    for &(key, _, _) in LAYOUT {
+        sync_one(scenario, key);
+    }
+    let picked: Vec<&str> = scenario.algorithms.iter().map(|a| a.id()).collect();
+    if let Ok(list) = document().query_selector_all("input[name=algorithms]") {
+        for i in 0..list.length() {
+            if let Some(input) = list.item(i).and_then(|n| n.dyn_into::<HtmlInputElement>().ok()) {
+                input.set_checked(picked.contains(&input.value().as_str()));
+            }
+        }
+    }
+    mark_inactive(scenario);
+}
+
+/// Puts one control in step with the scenario.
+pub fn sync_one(scenario: &Scenario, key: &str) {
+    let id = input_id(key);
+    let text = value_text(scenario, key);
+    if let Some(input) = by_id::<HtmlInputElement>(&id) {
+        if input.value() != text {
+            input.set_value(&text);
+        }
+        show_value(key, &text);
+    } else if let Some(select) = by_id::<HtmlSelectElement>(&id) {
+        select.set_value(&text);
+    }
+    set_error(key, "");
+}
+
+/// Shows a slider's value next to it.
+pub fn show_value(key: &str, text: &str) {
+    if let Some(output) = by_id::<Element>(&format!("{}-value", input_id(key))) {
+        output.set_text_content(Some(text));
+    }
+}
+
+/// Shows (or clears, with "") the error under a control, as text.
+pub fn set_error(key: &str, message: &str) {
+    if let Some(e) = by_id::<Element>(&format!("{}-error", input_id(key))) {
+        e.set_text_content(Some(message));
+    }
+    if let Some(wrap) = document().query_selector(&format!(".control[data-key=\"{key}\"]")).ok().flatten() {
+        let _ = wrap.class_list().toggle_with_force("invalid", !message.is_empty());
+    }
+}
+
+/// Clears every control's error.
+pub fn clear_errors() {
+    for &(key, _, _) in LAYOUT {
+        set_error(key, "");
+    }
+    set_error("algorithms", "");
+}
+
+/// Dims the controls the scenario does not use (slow share for constant
+/// work, load when a rate is given, ...).
+pub fn mark_inactive(scenario: &Scenario) {
+    let bimodal = scenario.work == WorkKind::Bimodal;
+    let inactive = |key: &str| match key {
+        "slow-share" | "fast-ms" | "slow-ms" => !bimodal,
+        "mean-ms" => bimodal,
+        "sigma" => scenario.work != WorkKind::Lognormal,
+        "load" => scenario.rate.is_some(),
+        _ => false,
+    };
+    for &(key, _, _) in LAYOUT {
+        if let Some(wrap) = document().query_selector(&format!(".control[data-key=\"{key}\"]")).ok().flatten()
+        {
+            let _ = wrap.class_list().toggle_with_force("inactive", inactive(key));
+        }
+    }
+}
+
+/// The algorithms ticked, in canonical order.
+pub fn ticked_algorithms() -> Vec<AlgorithmId> {
+    let mut out = Vec::new();
+    if let Ok(list) = document().query_selector_all("input[name=algorithms]:checked") {
+        for i in 0..list.length() {
+            if let Some(input) = list.item(i).and_then(|n| n.dyn_into::<HtmlInputElement>().ok()) {
+                if let Ok(a) = input.value().parse::<AlgorithmId>() {
+                    out.push(a);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Shows only the controls named in `keys` (embed mode) and hides
+/// fieldsets left empty.
+pub fn show_only(keys: &[String]) {
+    let Ok(list) = document().query_selector_all("#controls .control") else { return };
+    for i in 0..list.length() {
+        if let Some(wrap) = list.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) {
+            let key = wrap.get_attribute("data-key").unwrap_or_default();
+            wrap.set_hidden(!keys.contains(&key));
+        }
+    }
+    let Ok(sets) = document().query_selector_all("#controls fieldset, #controls details") else { return };
+    for i in 0..sets.length() {
+        if let Some(set) = sets.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) {
+            let shown = set.query_selector(".control:not([hidden])").ok().flatten().is_some();
+            set.set_hidden(!shown);
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Small helpers over web-sys: finding elements, creating them, and event
+//! handlers that live as long as the page.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, Event, EventTarget, HtmlElement, Window};
+
+/// The page's window.
+pub fn window() -> Window {
+    web_sys::window().expect("a window")
+}
+
+/// The page's document.
+pub fn document() -> Document {
+    window().document().expect("a document")
+}
+
+/// The element with `id`, as type `T`.
+pub fn by_id<T: JsCast>(id: &str) -> Option<T> {
+    document().get_element_by_id(id)?.dyn_into().ok()
+}
+
+/// A new element; `class` may be empty.
+pub fn element(tag: &str, class: &str) -> Element {
+    let e = document().create_element(tag).expect("create_element");
+    if !class.is_empty() {
+        e.set_class_name(class);
+    }
+    e
+}
+
+/// A new element holding `text` as text (never parsed as HTML).
+pub fn text_element(tag: &str, class: &str, text: &str) -> Element {
+    let e = element(tag, class);
+    e.set_text_content(Some(text));
+    e
+}
+
+/// Sets the text of the element `id`, as text.
+pub fn set_text(id: &str, text: &str) {
+    if let Some(e) = document().get_element_by_id(id) {
+        e.set_text_content(Some(text));
+    }
+}
+
+/// Shows or hides the element `id`.
+pub fn set_hidden(id: &str, hidden: bool) {
+    if let Some(e) = by_id::<HtmlElement>(id) {
+        e.set_hidden(hidden);
+    }
+}
+
+/// Calls `f` on every `event` on `target`, for the life of the page.
+pub fn on(target: &EventTarget, event: &str, f: impl FnMut(Event) + 'static) {
+    let closure = Closure::<dyn FnMut(Event)>::new(f);
+    let _ = target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+    closure.forget();
+}
+
+/// Calls `f` on every `event` on the element `id`.
+pub fn on_id(id: &str, event: &str, f: impl FnMut(Event) + 'static) {
+    if let Some(e) = document().get_element_by_id(id) {
+        on(&e, event, f);
+    }
+}
+
+/// Runs `f` once after `ms`; returns the timer handle.
+pub fn after(ms: i32, f: impl FnOnce() + 'static) -> i32 {
+    let closure = Closure::once_into_js(f);
+    window().set_timeout_with_callback_and_timeout_and_arguments_0(closure.unchecked_ref(), ms).unwrap_or(0)
+}
+
+/// Cancels a timer from [`after`].
+pub fn cancel(handle: i32) {
+    window().clear_timeout_with_handle(handle);
+}
+
+/// Milliseconds since navigation.
+pub fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Sets `data-<name>` on `<body>`.
+pub fn set_body_data(name: &str, value: &str) {
+    if let Some(body) = document().body() {
+        let _ = body.set_attribute(&format!("data-{name}"), value);
+    }
+}
+
+/// Saves `href` (a data: or blob: URL) as a file called `name`.
+pub fn download(href: &str, name: &str) {
+    if let Ok(a) = document().create_element("a") {
+        let _ = a.set_attribute("href", href);
+        let _ = a.set_attribute("download", name);
+        if let Some(a) = a.dyn_ref::<HtmlElement>() {
+            a.click();
+        }
+    }
+}
+
+/// Saves text as a file, through a blob URL.
+pub fn download_text(text: &str, mime: &str, name: &str) {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) {
+        if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
+            download(&url, name);
+            after(10_000, move || {
+                let _ = web_sys::Url::revoke_object_url(&url);
+            });
+        }
+    }
+}
+
+/// Copies text to the clipboard; the page also shows it, so a refused
+/// clipboard leaves it selectable.
+pub fn copy(text: &str) {
+    let _ = window().navigator().clipboard().write_text(text);
+}
+
+/// The event's target element.
+pub fn target<T: JsCast>(event: &Event) -> Option<T> {
+    event.target()?.dyn_into().ok()
+}

@@ -1,0 +1,562 @@
+//! The plots, drawn with plotters on canvases at the screen's pixel density
+//! (`canvas.width = css width x devicePixelRatio`, fonts and strokes scaled
+//! by the same factor). Each function draws one canvas from a report and
+//! touches nothing else, so the page redraws only what changed.
+
+use lbsim_core::remap::RemapReport;
+use lbsim_core::report::AlgorithmResult;
+use lbsim_core::theory::MMc;
+use lbsim_core::AlgorithmId;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use web_sys::HtmlCanvasElement;
+
+use crate::backend::Canvas;
+use crate::palette::{colour, Theme};
+
+/// Which requests the latency plot shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Every request.
+    All,
+    /// Quick requests (bimodal work).
+    Quick,
+    /// Slow requests (bimodal work).
+    Slow,
+}
+
+impl Class {
+    /// Reads the value of the class switch.
+    pub fn parse(text: &str) -> Class {
+        match text {
+            "quick" => Class::Quick,
+            "slow" => Class::Slow,
+            _ => Class::All,
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Class::All => "all requests",
+            Class::Quick => "quick requests",
+            Class::Slow => "slow requests",
+        }
+    }
+}
+
+/// How the latency plot is drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct CdfView {
+    /// Which requests.
+    pub class: Class,
+    /// 1 - CDF on a log scale instead of the CDF.
+    pub tail: bool,
+}
+
+/// Pixel scale and colours shared by every plot of one redraw.
+#[derive(Clone, Copy, Debug)]
+pub struct Look {
+    /// devicePixelRatio.
+    pub scale: f64,
+    /// Colours of the theme.
+    pub theme: Theme,
+}
+
+impl Look {
+    fn px(&self, css: f64) -> u32 {
+        (css * self.scale).round() as u32
+    }
+
+    fn font(&self, css: f64) -> TextStyle<'static> {
+        ("sans-serif", css * self.scale).into_font().color(&self.theme.fg)
+    }
+
+    fn stroke(&self, css: f64) -> u32 {
+        (css * self.scale).round().max(1.0) as u32
+    }
+}
+
+type Area = DrawingArea<Canvas, plotters::coord::Shift>;
+
+fn fail(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Sizes the canvas's backing store to its CSS box times the pixel ratio;
+/// `None` when the canvas is not laid out (hidden).
+fn surface(canvas: &HtmlCanvasElement, look: &Look) -> Option<Area> {
+    let (w, h) = (canvas.client_width(), canvas.client_height());
+    if w <= 0 || h <= 0 {
+        return None;
+    }
+    let (pw, ph) = (look.px(f64::from(w)), look.px(f64::from(h)));
+    if canvas.width() != pw {
+        canvas.set_width(pw);
+    }
+    if canvas.height() != ph {
+        canvas.set_height(ph);
+    }
+    let area = Canvas::new(canvas)?.into_drawing_area();
+    area.fill(&look.theme.bg).ok()?;
+    Some(area)
+}
+
+/// Draws a legend of `(label, colour)` rows into `area`.
+fn legend(area: &Area, rows: &[(String, RGBColor)], look: &Look) -> Result<(), String> {
+    let line = look.px(18.0) as i32;
+    let step = look.px(17.0) as i32;
+    let x = look.px(8.0) as i32;
+    let mut y = look.px(22.0) as i32;
+    for (label, c) in rows {
+        area.draw(&PathElement::new(vec![(x, y), (x + line, y)], c.stroke_width(look.stroke(3.0))))
+            .map_err(fail)?;
+        let style = look.font(12.0).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(label.clone(), (x + line + look.px(6.0) as i32, y), style)).map_err(fail)?;
+        y += step;
+    }
+    Ok(())
+}
+
+fn legend_rows(results: &[&AlgorithmResult]) -> Vec<(String, RGBColor)> {
+    results.iter().map(|r| (r.algorithm.id().to_string(), colour(r.algorithm))).collect()
+}
+
+fn decade_floor(v: f64) -> f64 {
+    10f64.powf(v.log10().floor())
+}
+
+fn decade_ceil(v: f64) -> f64 {
+    10f64.powf(v.log10().ceil())
+}
+
+/// Milliseconds as axis labels: 1, 10, 100, 1 s.
+fn ms_label(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{} s", trim(v / 1000.0))
+    } else {
+        trim(v)
+    }
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn share_label(v: f64) -> String {
+    format!("{}%", trim(v * 100.0))
+}
+
+/// The points of one result for the chosen class.
+fn points(r: &AlgorithmResult, class: Class) -> &[[f64; 2]] {
+    match class {
+        Class::All => &r.cdf.all,
+        Class::Quick => &r.cdf.quick,
+        Class::Slow => &r.cdf.slow,
+    }
+}
+
+/// Latency CDF (or 1 - CDF), log x, every shown algorithm overlaid, the
+/// Erlang C curve over it when `theory` is given.
+pub fn latency(
+    canvas: &HtmlCanvasElement,
+    results: &[&AlgorithmResult],
+    view: CdfView,
+    theory: Option<MMc>,
+    look: &Look,
+) -> Result<(), String> {
+    let Some(root) = surface(canvas, look) else { return Ok(()) };
+    let (w, _) = root.dim_in_pixel();
+    let (plot, side) = root.split_horizontally(w.saturating_sub(look.px(150.0)));
+    let all: Vec<[f64; 2]> =
+        results.iter().flat_map(|r| points(r, view.class).iter().copied()).filter(|p| p[0] > 0.0).collect();
+    if all.is_empty() {
+        plot.draw(&Text::new(
+            "no requests of this class",
+            (look.px(20.0) as i32, look.px(30.0) as i32),
+            look.font(14.0),
+        ))
+        .map_err(fail)?;
+        return Ok(());
+    }
+    let lo = all.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
+    let hi = all.iter().map(|p| p[0]).fold(0.0, f64::max);
+    let (mut x0, mut x1) = (decade_floor(lo), decade_ceil(hi));
+    if x1 <= x0 {
+        x1 = x0 * 10.0;
+    }
+    if hi / x0 < 2.0 {
+        x0 /= 10.0;
+    }
+    let title = format!(
+        "Latency, {}{}",
+        view.class.words(),
+        if view.tail { ": share slower than x (1 - CDF)" } else { ": share at most x (CDF)" }
+    );
+    let y0 = if view.tail {
+        let smallest = all.iter().map(|p| 1.0 - p[1]).filter(|&t| t > 0.0).fold(1.0, f64::min);
+        decade_floor(smallest).max(1e-6)
+    } else {
+        0.0
+    };
+    let mut builder = ChartBuilder::on(&plot);
+    builder
+        .caption(title, look.font(15.0))
+        .margin(look.px(8.0))
+        .x_label_area_size(look.px(42.0))
+        .y_label_area_size(look.px(58.0));
+    if view.tail {
+        let mut chart =
+            builder.build_cartesian_2d((x0..x1).log_scale(), (y0..1.0).log_scale()).map_err(fail)?;
+        chart
+            .configure_mesh()
+            .x_desc("latency (ms, log scale)")
+            .y_desc("share of requests slower (log)")
+            .x_label_formatter(&|v| ms_label(*v))
+            .y_label_formatter(&|v| share_label(*v))
+            .label_style(look.font(12.0))
+            .axis_desc_style(look.font(13.0))
+            .axis_style(look.theme.fg)
+            .bold_line_style(look.theme.grid)
+            .light_line_style(look.theme.grid.mix(0.35))
+            .draw()
+            .map_err(fail)?;
+        for r in results {
+            let line = points(r, view.class).iter().filter(|p| p[1] < 1.0).map(|p| (p[0], 1.0 - p[1]));
+            chart
+                .draw_series(LineSeries::new(line, colour(r.algorithm).stroke_width(look.stroke(2.0))))
+                .map_err(fail)?;
+        }
+        if let Some(m) = theory {
+            let curve: Vec<(f64, f64)> =
+                log_grid(x0, x1).map(|t| (t, m.sojourn_tail(t))).filter(|p| p.1 >= y0).collect();
+            chart
+                .draw_series(DashedLineSeries::new(
+                    curve,
+                    look.px(6.0),
+                    look.px(4.0),
+                    look.theme.fg.stroke_width(look.stroke(2.0)),
+                ))
+                .map_err(fail)?;
+        }
+    } else {
+        let mut chart = builder.build_cartesian_2d((x0..x1).log_scale(), 0.0..1.0).map_err(fail)?;
+        chart
+            .configure_mesh()
+            .x_desc("latency (ms, log scale)")
+            .y_desc("share of requests at most x")
+            .x_label_formatter(&|v| ms_label(*v))
+            .y_label_formatter(&|v| share_label(*v))
+            .label_style(look.font(12.0))
+            .axis_desc_style(look.font(13.0))
+            .axis_style(look.theme.fg)
+            .bold_line_style(look.theme.grid)
+            .light_line_style(look.theme.grid.mix(0.35))
+            .draw()
+            .map_err(fail)?;
+        for r in results {
+            let line = std::iter::once((x0, 0.0)).chain(points(r, view.class).iter().map(|p| (p[0], p[1])));
+            chart
+                .draw_series(LineSeries::new(line, colour(r.algorithm).stroke_width(look.stroke(2.0))))
+                .map_err(fail)?;
+        }
+        if let Some(m) = theory {
+            let curve: Vec<(f64, f64)> = log_grid(x0, x1).map(|t| (t, m.sojourn_cdf(t))).collect();
+            chart
+                .draw_series(DashedLineSeries::new(
+                    curve,
+                    look.px(6.0),
+                    look.px(4.0),
+                    look.theme.fg.stroke_width(look.stroke(2.0)),
+                ))
+                .map_err(fail)?;
+        }
+    }
+    let mut rows = legend_rows(results);
+    if theory.is_some() {
+        rows.push(("M/M/c (Erlang C)".to_string(), look.theme.fg));
+    }
+    legend(&side, &rows, look)?;
+    root.present().map_err(fail)
+}
+
+fn log_grid(x0: f64, x1: f64) -> impl Iterator<Item = f64> {
+    let (a, b) = (x0.ln(), x1.ln());
+    (0..=160).map(move |i| (a + (b - a) * f64::from(i) / 160.0).exp())
+}
+
+/// How many panels side by side fit a canvas `css_width` wide.
+pub fn columns(css_width: f64, panels: usize) -> usize {
+    ((css_width / 230.0).floor() as usize).clamp(1, panels.max(1))
+}
+
+/// Per-server offered load, one panel per algorithm, the fair share (the
+/// realized load, what every server would carry in proportion to its
+/// capacity) dashed, the busiest server in full colour and named.
+pub fn loads(
+    canvas: &HtmlCanvasElement,
+    results: &[&AlgorithmResult],
+    fair: f64,
+    cols: usize,
+    look: &Look,
+) -> Result<(), String> {
+    let Some(root) = surface(canvas, look) else { return Ok(()) };
+    if results.is_empty() {
+        return Ok(());
+    }
+    let rows = results.len().div_ceil(cols);
+    let top = look.px(26.0);
+    root.draw(&Text::new(
+        "Offered load per server (dashed: fair share)",
+        (look.px(8.0) as i32, look.px(6.0) as i32),
+        look.font(15.0),
+    ))
+    .map_err(fail)?;
+    let body = root.margin(top, 0, 0, 0);
+    let panels = body.split_evenly((rows, cols));
+    let peak = results.iter().flat_map(|r| r.servers.iter().map(|s| s.load)).fold(0.0, f64::max);
+    let ymax = (peak.max(fair).max(1.0) * 1.15 * 10.0).ceil() / 10.0;
+    for (panel, r) in panels.iter().zip(results) {
+        let n = r.servers.len();
+        let busiest = (0..n).max_by(|&a, &b| r.servers[a].load.total_cmp(&r.servers[b].load)).unwrap_or(0);
+        let c = colour(r.algorithm);
+        let mut chart = ChartBuilder::on(panel)
+            .caption(r.algorithm.id(), look.font(13.0))
+            .margin(look.px(6.0))
+            .x_label_area_size(look.px(if n <= 8 { 18.0 } else { 6.0 }))
+            .y_label_area_size(look.px(30.0))
+            .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..ymax)
+            .map_err(fail)?;
+        let names: Vec<String> = r.servers.iter().map(|s| s.name.clone()).collect();
+        let name_of = |x: &f64| -> String {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                names.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(if n <= 8 { n } else { 0 })
+            .y_labels(4)
+            .x_label_formatter(&name_of)
+            .y_label_formatter(&|v| trim(*v))
+            .label_style(look.font(11.0))
+            .axis_style(look.theme.fg)
+            .bold_line_style(look.theme.grid)
+            .light_line_style(look.theme.grid.mix(0.0))
+            .draw()
+            .map_err(fail)?;
+        let half = if n <= 64 { 0.38 } else { 0.5 };
+        chart
+            .draw_series(r.servers.iter().enumerate().map(|(i, s)| {
+                let x = i as f64;
+                let fill = if i == busiest { c.filled() } else { c.mix(0.45).filled() };
+                Rectangle::new([(x - half, 0.0), (x + half, s.load)], fill)
+            }))
+            .map_err(fail)?;
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(-0.5, fair), (n as f64 - 0.5, fair)],
+                look.px(5.0),
+                look.px(4.0),
+                look.theme.fg.stroke_width(look.stroke(1.5)),
+            ))
+            .map_err(fail)?;
+        let s = &r.servers[busiest];
+        let label = format!("busiest {} {:.2}", s.name, s.load);
+        let at = chart.backend_coord(&(busiest as f64, s.load));
+        let anchor = if busiest * 2 < n { HPos::Left } else { HPos::Right };
+        panel
+            .draw(&Text::new(
+                label,
+                (at.0 - panel.get_base_pixel().0, at.1 - panel.get_base_pixel().1 - look.px(3.0) as i32),
+                look.font(11.0).pos(Pos::new(anchor, VPos::Bottom)),
+            ))
+            .map_err(fail)?;
+    }
+    root.present().map_err(fail)
+}
+
+/// The longest queue on any server over time, one line per algorithm.
+pub fn queues(canvas: &HtmlCanvasElement, results: &[&AlgorithmResult], look: &Look) -> Result<(), String> {
+    let Some(root) = surface(canvas, look) else { return Ok(()) };
+    let (w, _) = root.dim_in_pixel();
+    let (plot, side) = root.split_horizontally(w.saturating_sub(look.px(150.0)));
+    let span = results
+        .iter()
+        .map(|r| r.queue_series.len() as f64 * r.queue_bucket_ms / 1000.0)
+        .fold(0.0, f64::max)
+        .max(1e-3);
+    let peak = results.iter().flat_map(|r| r.queue_series.iter().copied()).max().unwrap_or(0);
+    let mut chart = ChartBuilder::on(&plot)
+        .caption("Longest queue on any server over time", look.font(15.0))
+        .margin(look.px(8.0))
+        .x_label_area_size(look.px(42.0))
+        .y_label_area_size(look.px(58.0))
+        .build_cartesian_2d(0.0..span, 0.0..(f64::from(peak) * 1.1).max(1.0))
+        .map_err(fail)?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("requests waiting")
+        .x_label_formatter(&|v| trim(*v))
+        .y_label_formatter(&|v| trim(*v))
+        .label_style(look.font(12.0))
+        .axis_desc_style(look.font(13.0))
+        .axis_style(look.theme.fg)
+        .bold_line_style(look.theme.grid)
+        .light_line_style(look.theme.grid.mix(0.0))
+        .draw()
+        .map_err(fail)?;
+    for r in results {
+        let step = r.queue_bucket_ms / 1000.0;
+        let line = r.queue_series.iter().enumerate().map(|(i, &q)| (i as f64 * step, f64::from(q)));
+        chart
+            .draw_series(LineSeries::new(line, colour(r.algorithm).stroke_width(look.stroke(1.5))))
+            .map_err(fail)?;
+    }
+    legend(&side, &legend_rows(results), look)?;
+    root.present().map_err(fail)
+}
+
+/// The colour of a remapping scheme: that of the algorithm built on it.
+fn scheme_colour(id: &str, look: &Look) -> RGBColor {
+    match id {
+        "modulo" => colour(AlgorithmId::UserHash),
+        "consistent-hash" => colour(AlgorithmId::ConsistentHash),
+        "rendezvous" => colour(AlgorithmId::Rendezvous),
+        "maglev" => colour(AlgorithmId::Maglev),
+        _ => look.theme.fg,
+    }
+}
+
+/// Keys moved per scheme (top) and each node's keys before and after the
+/// change, per scheme (bottom). `ideal` is the share of keys that must
+/// move (1/N of the larger pool).
+pub fn remapping(
+    canvas: &HtmlCanvasElement,
+    reports: &[(&'static str, RemapReport)],
+    ideal: f64,
+    change: &str,
+    look: &Look,
+) -> Result<(), String> {
+    let Some(root) = surface(canvas, look) else { return Ok(()) };
+    let (_, h) = root.dim_in_pixel();
+    let (upper, lower) = root.split_vertically(h * 2 / 5);
+    let m = reports.len();
+    let mut chart = ChartBuilder::on(&upper)
+        .caption(format!("Keys moved when {change} (dashed: the minimum, 1/N)"), look.font(15.0))
+        .margin(look.px(8.0))
+        .x_label_area_size(look.px(22.0))
+        .y_label_area_size(look.px(48.0))
+        .build_cartesian_2d(-0.5..(m as f64 - 0.5), 0.0..1.0)
+        .map_err(fail)?;
+    let ids: Vec<&str> = reports.iter().map(|r| r.0).collect();
+    let id_of = |x: &f64| -> String {
+        let i = x.round();
+        if (x - i).abs() < 1e-6 && i >= 0.0 {
+            ids.get(i as usize).map(|s| s.to_string()).unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(m)
+        .y_labels(5)
+        .x_label_formatter(&id_of)
+        .y_label_formatter(&|v| share_label(*v))
+        .label_style(look.font(12.0))
+        .axis_style(look.theme.fg)
+        .bold_line_style(look.theme.grid)
+        .light_line_style(look.theme.grid.mix(0.0))
+        .draw()
+        .map_err(fail)?;
+    chart
+        .draw_series(reports.iter().enumerate().map(|(i, (id, r))| {
+            let share = r.moved as f64 / r.keys.max(1) as f64;
+            Rectangle::new(
+                [(i as f64 - 0.35, 0.0), (i as f64 + 0.35, share)],
+                scheme_colour(id, look).filled(),
+            )
+        }))
+        .map_err(fail)?;
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(-0.5, ideal), (m as f64 - 0.5, ideal)],
+            look.px(5.0),
+            look.px(4.0),
+            look.theme.fg.stroke_width(look.stroke(1.5)),
+        ))
+        .map_err(fail)?;
+    for (i, (_, r)) in reports.iter().enumerate() {
+        let share = r.moved as f64 / r.keys.max(1) as f64;
+        let at = chart.backend_coord(&(i as f64, share));
+        upper
+            .draw(&Text::new(
+                format!("{}%", trim(share * 100.0)),
+                (at.0 - upper.get_base_pixel().0, at.1 - upper.get_base_pixel().1 - look.px(3.0) as i32),
+                look.font(11.0).pos(Pos::new(HPos::Center, VPos::Bottom)),
+            ))
+            .map_err(fail)?;
+    }
+    let panels = lower.split_evenly((1, m.max(1)));
+    for (panel, (id, r)) in panels.iter().zip(reports) {
+        let mut nodes: Vec<&str> = r.before.0.iter().map(|(n, _)| n.as_str()).collect();
+        for (n, _) in &r.after.0 {
+            if !nodes.contains(&n.as_str()) {
+                nodes.push(n);
+            }
+        }
+        let owned = |o: &lbsim_core::remap::Ownership, n: &str| {
+            o.0.iter().find(|(m, _)| m == n).map_or(0, |(_, k)| *k) as f64 / r.keys.max(1) as f64
+        };
+        let top =
+            nodes.iter().map(|n| owned(&r.before, n).max(owned(&r.after, n))).fold(0.0, f64::max).max(0.05)
+                * 1.15;
+        let count = nodes.len();
+        let mut chart = ChartBuilder::on(panel)
+            .caption(format!("{id}: keys per node"), look.font(12.0))
+            .margin(look.px(6.0))
+            .x_label_area_size(look.px(if count <= 8 { 18.0 } else { 6.0 }))
+            .y_label_area_size(look.px(36.0))
+            .build_cartesian_2d(-0.5..(count as f64 - 0.5), 0.0..top)
+            .map_err(fail)?;
+        let node_of = |x: &f64| -> String {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                nodes.get(i as usize).map(|s| s.to_string()).unwrap_or_default()
+            } else {
+                String::new()
+            }
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(if count <= 8 { count } else { 0 })
+            .y_labels(4)
+            .x_label_formatter(&node_of)
+            .y_label_formatter(&|v| share_label(*v))
+            .label_style(look.font(10.0))
+            .axis_style(look.theme.fg)
+            .bold_line_style(look.theme.grid)
+            .light_line_style(look.theme.grid.mix(0.0))
+            .draw()
+            .map_err(fail)?;
+        let c = scheme_colour(id, look);
+        chart
+            .draw_series(nodes.iter().enumerate().flat_map(|(i, n)| {
+                let x = i as f64;
+                [
+                    Rectangle::new([(x - 0.4, 0.0), (x, owned(&r.before, n))], c.mix(0.4).filled()),
+                    Rectangle::new([(x, 0.0), (x + 0.4, owned(&r.after, n))], c.filled()),
+                ]
+            }))
+            .map_err(fail)?;
+    }
+    root.present().map_err(fail)
+}

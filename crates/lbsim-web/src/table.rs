@@ -1,0 +1,196 @@
+//! The results table (`<table id="results">`), the plots' text
+//! alternative: one row per algorithm, sortable by any column, each cell
+//! holding its exact value in `data-value`. Also the CSV download.
+
+use lbsim_core::report::{AlgorithmResult, Percentiles};
+use lbsim_core::Report;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+
+use crate::dom::{by_id, element, text_element};
+use crate::palette;
+
+/// One column: key, heading, value, digits shown.
+struct Column {
+    key: &'static str,
+    heading: &'static str,
+    value: fn(&AlgorithmResult) -> Option<f64>,
+    format: fn(f64) -> String,
+}
+
+fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn ratio(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+fn percent(v: f64) -> String {
+    format!("{:.1}%", v * 100.0)
+}
+
+fn count(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+const COLUMNS: &[Column] = &[
+    Column {
+        key: "quick-p99",
+        heading: "quick p99 (ms)",
+        value: |r| r.latency_ms.quick.map(|p| p.p99),
+        format: ms,
+    },
+    Column { key: "p50", heading: "p50 (ms)", value: |r| Some(r.latency_ms.all.p50), format: ms },
+    Column { key: "p99", heading: "p99 (ms)", value: |r| Some(r.latency_ms.all.p99), format: ms },
+    Column { key: "p999", heading: "p99.9 (ms)", value: |r| Some(r.latency_ms.all.p999), format: ms },
+    Column { key: "max", heading: "max (ms)", value: |r| Some(r.latency_ms.all.max), format: ms },
+    Column { key: "mean", heading: "mean (ms)", value: |r| Some(r.latency_ms.all.mean), format: ms },
+    Column { key: "wait-p99", heading: "wait p99 (ms)", value: |r| Some(r.wait_ms.p99), format: ms },
+    Column {
+        key: "peak-queue",
+        heading: "peak queue",
+        value: |r| Some(f64::from(r.peak_queue)),
+        format: count,
+    },
+    Column {
+        key: "busiest-share",
+        heading: "busiest share",
+        value: |r| Some(r.busiest_share),
+        format: percent,
+    },
+    Column { key: "imbalance", heading: "imbalance", value: |r| Some(r.imbalance), format: ratio },
+];
+
+/// Builds the header: one sort button per column.
+pub fn build_head() {
+    let Some(table) = by_id::<Element>("results") else { return };
+    let Some(thead) = table.query_selector("thead").ok().flatten() else { return };
+    let row = element("tr", "");
+    let first = text_element("th", "", "algorithm");
+    let _ = first.set_attribute("scope", "col");
+    let _ = row.append_child(&first);
+    for (i, c) in COLUMNS.iter().enumerate() {
+        let th = element("th", "");
+        let _ = th.set_attribute("scope", "col");
+        let _ = th.set_attribute("data-key", c.key);
+        let _ = th.set_attribute("aria-sort", "none");
+        let button = text_element("button", "sort", c.heading);
+        let _ = button.set_attribute("type", "button");
+        let _ = button.set_attribute("data-column", &i.to_string());
+        let _ = th.append_child(&button);
+        let _ = row.append_child(&th);
+    }
+    let _ = thead.append_child(&row);
+}
+
+/// How the rows are ordered: by column `index`, ascending or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sort {
+    /// Column index.
+    pub index: usize,
+    /// Smallest first.
+    pub ascending: bool,
+}
+
+/// Fills the body from the report, in the given order.
+pub fn fill(report: &Report, sort: Option<Sort>) {
+    let Some(table) = by_id::<Element>("results") else { return };
+    let Some(tbody) = table.query_selector("tbody").ok().flatten() else { return };
+    let mut rows: Vec<&AlgorithmResult> = report.results.iter().collect();
+    if let Some(s) = sort {
+        if let Some(c) = COLUMNS.get(s.index) {
+            rows.sort_by(|a, b| {
+                let (x, y) = ((c.value)(a).unwrap_or(f64::NAN), (c.value)(b).unwrap_or(f64::NAN));
+                let o = x.total_cmp(&y);
+                if s.ascending {
+                    o
+                } else {
+                    o.reverse()
+                }
+            });
+        }
+    }
+    tbody.set_text_content(None);
+    for r in rows {
+        let tr = element("tr", "");
+        let _ = tr.set_attribute("data-algorithm", r.algorithm.id());
+        let th = element("th", "");
+        let _ = th.set_attribute("scope", "row");
+        let _ = th.set_attribute("title", r.algorithm.description());
+        let swatch = element("span", "swatch");
+        if let Some(s) = swatch.dyn_ref::<HtmlElement>() {
+            let _ = s.style().set_property("background-color", &palette::css(r.algorithm));
+        }
+        let _ = th.append_child(&swatch);
+        let _ = th.append_child(&text_element("span", "", r.algorithm.id()));
+        let _ = tr.append_child(&th);
+        for c in COLUMNS {
+            let td = match (c.value)(r) {
+                Some(v) => {
+                    let td = text_element("td", "", &(c.format)(v));
+                    let _ = td.set_attribute("data-value", &v.to_string());
+                    td
+                }
+                None => text_element("td", "", "n/a"),
+            };
+            let _ = td.set_attribute("data-key", c.key);
+            let _ = tr.append_child(&td);
+        }
+        let _ = tbody.append_child(&tr);
+    }
+    if let Ok(heads) = table.query_selector_all("thead th[data-key]") {
+        for i in 0..heads.length() {
+            if let Some(th) = heads.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                let state = match sort {
+                    Some(s) if s.index == i as usize && s.ascending => "ascending",
+                    Some(s) if s.index == i as usize => "descending",
+                    _ => "none",
+                };
+                let _ = th.set_attribute("aria-sort", state);
+            }
+        }
+    }
+}
+
+fn percentiles(out: &mut Vec<String>, p: Option<&Percentiles>) {
+    match p {
+        Some(p) => out.extend([p.p50, p.p90, p.p99, p.p999, p.max, p.mean].iter().map(|v| v.to_string())),
+        None => out.extend(std::iter::repeat_n(String::new(), 6)),
+    }
+}
+
+/// The report's per-algorithm numbers as CSV, every value in full.
+pub fn csv(report: &Report) -> String {
+    let mut header = vec!["algorithm".to_string()];
+    for class in ["all", "quick", "slow"] {
+        for p in ["p50", "p90", "p99", "p999", "max", "mean"] {
+            header.push(format!("{class}_{p}_ms"));
+        }
+    }
+    header.extend(
+        ["wait_mean_ms", "wait_p99_ms", "peak_queue", "busiest_share", "imbalance", "makespan_ms"]
+            .map(String::from),
+    );
+    let mut out = header.join(",") + "\n";
+    for r in &report.results {
+        let mut row = vec![r.algorithm.id().to_string()];
+        percentiles(&mut row, Some(&r.latency_ms.all));
+        percentiles(&mut row, r.latency_ms.quick.as_ref());
+        percentiles(&mut row, r.latency_ms.slow.as_ref());
+        row.extend([
+            r.wait_ms.mean.to_string(),
+            r.wait_ms.p99.to_string(),
+            r.peak_queue.to_string(),
+            r.busiest_share.to_string(),
+            r.imbalance.to_string(),
+            r.makespan_ms.to_string(),
+        ]);
+        out += &(row.join(",") + "\n");
+    }
+    out
+}
