@@ -160,14 +160,25 @@ fn percent_decoded(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The fields a link names (the core has checked the link already).
-fn link_keys(link: &str) -> BTreeSet<&'static str> {
+/// Applies a share link's pairs onto `scenario`, strictly: a wrong version,
+/// an unknown key or a bad value is an error. This is the core's decoding
+/// (`url::decode`) without its fallbacks and without starting from the
+/// defaults, so a link overrides only the fields it names; fields that
+/// disagree with each other are caught when the whole scenario is checked.
+fn apply_link(scenario: &mut Scenario, link: &str) -> Result<(), Failure> {
     let fragment = link.split_once('#').map_or(link, |(_, f)| f);
-    fragment
-        .split('&')
-        .filter_map(|pair| field_spec(&percent_decoded(pair.split('=').next().unwrap_or_default())))
-        .map(|f| f.key)
-        .collect()
+    for pair in fragment.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let (key, value) = (percent_decoded(key), percent_decoded(value));
+        if key == "v" {
+            if value != url::VERSION {
+                return Err(bad("v", &value, format!("{} (link version)", url::VERSION)));
+            }
+            continue;
+        }
+        scenario.set(&key, &value)?;
+    }
+    Ok(())
 }
 
 impl Sources {
@@ -199,8 +210,7 @@ impl Sources {
             apply_fields(&mut scenario, &from, &keys)?;
         }
         if let Some(link) = &self.url {
-            let from = url::decode_strict(link)?;
-            apply_fields(&mut scenario, &from, &link_keys(link))?;
+            apply_link(&mut scenario, link)?;
         }
         for (key, text) in &self.flags.values {
             scenario.set(key, text)?;

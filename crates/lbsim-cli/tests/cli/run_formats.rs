@@ -170,6 +170,9 @@ fn sources_apply_preset_then_file_then_link_then_flags() {
     );
     let s = scenario(&["--url", "v=1&seed=5", "--seed", "7"]);
     assert_eq!(s["seed"].as_u64(), Some(7));
+    // The link's three speeds fit the preset's three servers.
+    let s = scenario(&["--url", "v=1&speeds=1,1%2C0.5"]);
+    assert_eq!(s["speeds"], serde_json::json!([1.0, 1.0, 0.5]));
 }
 
 #[test]

@@ -38,3 +38,33 @@ fn a_link_reproduces_the_same_json() {
     let fragment = link.trim().split_once('#').expect("a fragment").1;
     assert_eq!(stdout(&["run", "--format", "json", "--url", fragment]), from_link, "the fragment alone");
 }
+
+/// Alone, a link means what the core's strict decoder says it means: the
+/// same scenario, or an error.
+#[test]
+fn links_read_as_the_cores_strict_decoder_reads_them() {
+    let links = [
+        "v=1&slow-share=0.2&zipf=1.2&seed=7",
+        "https://example.org/lbsim/?embed=1#v=1&servers=3&speeds=1,1,0.2&names=A,B,C",
+        "#v=1&speeds=1%2C1%2C1%2C0.2&hash=crc32",
+        "v=1&rate=&load=0.5&algorithms=maglev,random",
+        "v=1&servers=3&speeds=1,1",
+        "v=1&colour=blue",
+        "v=2",
+        "v=1&hash=md5",
+        "v=1&names=a,a,b,c",
+    ];
+    for link in links {
+        let out = crate::lbsim().args(["url", "--url", link]).output().expect("lbsim runs");
+        match lbsim_core::url::decode_strict(link) {
+            Ok(scenario) => {
+                let expected = lbsim_core::url::share_url("http://127.0.0.1:8080/", &scenario);
+                assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), expected, "{link}");
+            }
+            Err(e) => {
+                assert_eq!(out.status.code(), Some(2), "{link} should fail as the core says: {e}");
+                assert!(String::from_utf8_lossy(&out.stderr).contains(&e.field), "{link}: {e}");
+            }
+        }
+    }
+}
