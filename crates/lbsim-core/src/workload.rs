@@ -79,7 +79,11 @@ impl Workload {
         let mut copies = rng(scenario.seed, stream::COPIES);
         // Zipf by inverse CDF over the exact weights (rand's WeightedIndex):
         // only additions and comparisons when sampling, so every target
-        // draws the same users, and shares are exactly 1/k^s / H(U, s).
+        // draws the same users, and shares are exactly k^-s / H(U, s).
+        // (rand_distr's Zipf samples with num-traits' float functions, which
+        // switch to the platform's libm as soon as any crate in the build
+        // enables num-traits/std, as plotters and criterion do; native and
+        // wasm could then draw different users.)
         let popularity = WeightedIndex::new(zipf_weights(scenario.users, scenario.zipf))
             .unwrap_or_else(|_| WeightedIndex::new([1.0]).expect("one positive weight"));
         let lognormal_mu = libm::log(scenario.mean_ms) - scenario.sigma * scenario.sigma / 2.0;
