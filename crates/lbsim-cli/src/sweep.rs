@@ -119,7 +119,8 @@ fn trim_zeros(text: &str) -> String {
 /// A sweep row: the value, then the algorithm's summary.
 #[derive(Serialize)]
 struct Row {
-    value: f64,
+    /// The number as the range wrote it: `2` for an integer field, `0.05` for a real one.
+    value: serde_json::Value,
     #[serde(flatten)]
     summary: Summary,
 }
@@ -165,8 +166,8 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
     progress.finish_and_clear();
     let mut rows = Vec::new();
     for (text, report) in range.values.iter().zip(&reports) {
-        let value = text.parse().unwrap_or(f64::NAN);
-        rows.extend(report.results.iter().map(|r| Row { value, summary: Summary::from(r) }));
+        let value: serde_json::Value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+        rows.extend(report.results.iter().map(|r| Row { value: value.clone(), summary: Summary::from(r) }));
     }
     let text = match args.format {
         SweepFormat::Json => json_line(&SweepReport { param: range.key, rows })?,

@@ -27,8 +27,8 @@ fn json_rows_carry_the_value_and_the_summary() {
     let out = json(&["sweep", "--param", "servers=2..4:1", "--requests", "1000", "--algorithms", "random"]);
     assert_eq!(out["param"], "servers");
     let rows = out["rows"].as_array().expect("rows");
-    let values: Vec<f64> = rows.iter().map(|r| r["value"].as_f64().expect("value")).collect();
-    assert_eq!(values, [2.0, 3.0, 4.0]);
+    let values: Vec<u64> = rows.iter().map(|r| r["value"].as_u64().expect("a whole value")).collect();
+    assert_eq!(values, [2, 3, 4]);
     assert!(rows.iter().all(|r| r["algorithm"] == "random" && r["p99_ms"].is_number()));
 }
 
