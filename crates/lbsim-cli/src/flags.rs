@@ -140,7 +140,7 @@ fn apply_fields(to: &mut Scenario, from: &Scenario, keys: &BTreeSet<&'static str
     Ok(())
 }
 
-/// `%XX` escapes decoded (a link's keys may carry them).
+/// `%XX` escapes decoded, as browsers may apply them to copied links.
 fn percent_decoded(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
