@@ -58,10 +58,12 @@ struct Range {
     values: Vec<String>,
 }
 
-/// Digits after the decimal point of a number as written.
+/// Digits after the decimal point of a number as written (`0.05` has 2,
+/// `5e-3` has 3), at most 15.
 fn decimals(text: &str) -> usize {
-    let mantissa = text.split(['e', 'E']).next().unwrap_or_default();
-    mantissa.split_once('.').map_or(0, |(_, d)| d.len())
+    let (mantissa, exponent) = text.split_once(['e', 'E']).unwrap_or((text, "0"));
+    let fraction = mantissa.split_once('.').map_or(0, |(_, d)| d.len()) as i64;
+    (fraction - exponent.parse::<i64>().unwrap_or(0)).clamp(0, 15) as usize
 }
 
 fn parse_range(spec: &str) -> Result<Range, Failure> {
@@ -196,5 +198,7 @@ mod tests {
         assert_eq!(r.values, ["2", "5", "8"]);
         let r = parse_range("load=0.5..0.6:0.05").expect("a range");
         assert_eq!(r.values, ["0.5", "0.55", "0.6"]);
+        let r = parse_range("zipf=1..1.002:1e-3").expect("a range");
+        assert_eq!(r.values, ["1", "1.001", "1.002"]);
     }
 }
