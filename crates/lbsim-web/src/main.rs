@@ -45,6 +45,8 @@ const RUN_DEBOUNCE_MS: i32 = 8;
 const URL_DEBOUNCE_MS: i32 = 250;
 /// Worker restarts allowed before the page gives up and says so.
 const MAX_RESTARTS: u32 = 5;
+/// Workers sharing a run, at most.
+const MAX_WORKERS: usize = 4;
 
 /// Which canvases to redraw.
 #[derive(Clone, Copy)]
@@ -63,15 +65,12 @@ impl Redraw {
 struct App {
     /// The current (last valid) scenario.
     scenario: Scenario,
-    /// The worker and whether it has said Ready.
-    worker: Option<Worker>,
-    ready: bool,
-    /// A run asked for before the worker was ready.
-    queued: Option<ToWorker>,
+    /// The pool of workers.
+    workers: Vec<Slot>,
     restarts: u32,
     /// Last run id handed out, and the run whose result the page waits for.
     run_id: u32,
-    running: Option<u32>,
+    pending: Option<Pending>,
     /// When the input that asked for the running run happened.
     asked_ms: f64,
     report: Option<Rc<Report>>,
@@ -90,12 +89,10 @@ struct App {
 thread_local! {
     static APP: RefCell<App> = RefCell::new(App {
         scenario: Scenario::default(),
-        worker: None,
-        ready: false,
-        queued: None,
+        workers: Vec::new(),
         restarts: 0,
         run_id: 0,
-        running: None,
+        pending: None,
         asked_ms: 0.0,
         report: None,
         view: CdfView { class: Class::All, tail: false },
@@ -127,52 +124,99 @@ fn look() -> Look {
     Look { scale: window().device_pixel_ratio().max(1.0), theme: palette::Theme::new(dark()) }
 }
 
-// ---- the worker --------------------------------------------------------
+// ---- the workers ---------------------------------------------------------
 
-fn start_worker() {
+/// One worker of the pool and what it is waiting to be sent.
+struct Slot {
+    worker: Worker,
+    ready: bool,
+    queued: Option<ToWorker>,
+}
+
+/// The run the page waits for: one part per worker, merged when all came.
+struct Pending {
+    run_id: u32,
+    /// The workers running a part, by part.
+    workers: Vec<usize>,
+    parts: Vec<Option<Report>>,
+    progress: Vec<(u64, u64)>,
+}
+
+impl Pending {
+    fn part_of(&mut self, worker: usize, run_id: u32) -> Option<usize> {
+        if self.run_id != run_id {
+            return None;
+        }
+        self.workers.iter().position(|&w| w == worker)
+    }
+}
+
+/// How many workers share a run: algorithms are independent (common random
+/// numbers), so each worker runs some of them over the same workload and
+/// the reports merge into exactly the report of one run.
+fn pool_size() -> usize {
+    let cores = window().navigator().hardware_concurrency();
+    (cores as usize).clamp(1, MAX_WORKERS)
+}
+
+fn new_worker(index: usize) -> Option<Worker> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
     let url = format!("./lbsim-worker_loader.js?v={}", env!("CARGO_PKG_VERSION"));
-    let worker = match Worker::new_with_options(&url, &options) {
-        Ok(w) => w,
-        Err(_) => {
-            fail("The simulator could not start: this browser does not run module workers.");
-            return;
-        }
-    };
-    on(&worker, "message", |e: Event| {
+    let worker = Worker::new_with_options(&url, &options).ok()?;
+    on(&worker, "message", move |e: Event| {
         if let Some(e) = e.dyn_ref::<MessageEvent>() {
+            let start = now_ms();
             match serde_wasm_bindgen::from_value::<FromWorker>(e.data()) {
-                Ok(message) => on_worker(message),
-                Err(err) => worker_failed(&format!("unreadable message from the simulator: {err}")),
+                Ok(message) => {
+                    if matches!(message, FromWorker::Done { .. }) {
+                        set_body_data("receive-ms", &format!("{:.1}", now_ms() - start));
+                    }
+                    on_worker(index, message)
+                }
+                Err(err) => worker_failed(index, &format!("unreadable message from the simulator: {err}")),
             }
         }
     });
-    on(&worker, "error", |e: Event| {
+    on(&worker, "error", move |e: Event| {
         e.prevent_default();
         let message = e
             .dyn_ref::<web_sys::ErrorEvent>()
             .map(|e| e.message())
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| "the worker failed to load or crashed".to_string());
-        worker_failed(&message);
+        worker_failed(index, &message);
     });
-    with(|app| {
-        app.worker = Some(worker);
-        app.ready = false;
-    });
+    Some(worker)
 }
 
-/// The worker is gone: say so, start a new one, and ask again for the run
-/// the page waits for (unless restarts keep failing).
-fn worker_failed(message: &str) {
-    let (restart, running) = with(|app| {
-        if let Some(w) = app.worker.take() {
-            w.terminate();
+/// Starts the first worker; the others start once it is ready, so they
+/// load the worker's files from the cache instead of all at once.
+fn start_workers() {
+    match new_worker(0) {
+        Some(worker) => with(|app| app.workers = vec![Slot { worker, ready: false, queued: None }]),
+        None => fail("The simulator could not start: this browser does not run module workers."),
+    }
+}
+
+fn start_other_workers() {
+    let have = with(|app| app.workers.len());
+    for i in have..pool_size() {
+        if let Some(worker) = new_worker(i) {
+            with(|app| app.workers.push(Slot { worker, ready: false, queued: None }));
         }
-        app.ready = false;
+    }
+}
+
+/// A worker is gone: say so, start a new one in its place, and give up
+/// the run the page waited for (it would only fail again).
+fn worker_failed(index: usize, message: &str) {
+    let (restart, running) = with(|app| {
+        if let Some(slot) = app.workers.get(index) {
+            slot.worker.terminate();
+        }
         app.restarts += 1;
-        (app.restarts <= MAX_RESTARTS, app.running)
+        (app.restarts <= MAX_RESTARTS, app.pending.take().is_some())
     });
     if !restart {
         fail(&format!("The simulator keeps failing ({message}). Reload the page to try again."));
@@ -182,16 +226,20 @@ fn worker_failed(message: &str) {
         "The simulator stopped and was restarted",
         &[format!("{message}. The plots show the last good result.")],
     );
-    start_worker();
-    // The failing run is not repeated: it would only fail again.
-    if running.is_some() {
-        with(|app| app.running = None);
+    if let Some(worker) = new_worker(index) {
+        with(|app| {
+            if let Some(slot) = app.workers.get_mut(index) {
+                *slot = Slot { worker, ready: false, queued: None };
+            }
+        });
+    }
+    if running {
         set_state("error");
         set_text("status-text", "The last run failed; change an input to run again.");
     }
 }
 
-fn post(message: &ToWorker) {
+fn post(index: usize, message: &ToWorker) {
     let value = match serde_wasm_bindgen::to_value(message) {
         Ok(v) => v,
         Err(e) => {
@@ -199,56 +247,83 @@ fn post(message: &ToWorker) {
             return;
         }
     };
-    with(|app| match (&app.worker, app.ready) {
-        (Some(w), true) => {
-            let _ = w.post_message(&value);
+    with(|app| {
+        if let Some(slot) = app.workers.get_mut(index) {
+            if slot.ready {
+                let _ = slot.worker.post_message(&value);
+            } else {
+                slot.queued = Some(message.clone());
+            }
         }
-        _ => app.queued = Some(message.clone()),
     });
 }
 
-fn on_worker(message: FromWorker) {
+fn running() -> Option<u32> {
+    with(|app| app.pending.as_ref().map(|p| p.run_id))
+}
+
+fn on_worker(index: usize, message: FromWorker) {
     match message {
         FromWorker::Ready => {
             let queued = with(|app| {
-                app.ready = true;
-                app.queued.take()
+                let slot = app.workers.get_mut(index)?;
+                slot.ready = true;
+                slot.queued.take()
             });
             if let Some(m) = queued {
-                post(&m);
+                post(index, &m);
+            }
+            if index == 0 {
+                start_other_workers();
             }
         }
         FromWorker::Progress { run_id, done, total } => {
-            if with(|app| app.running) == Some(run_id) {
-                if let Some(p) = by_id::<HtmlProgressElement>("progress") {
-                    p.set_value(done as f64 / total.max(1) as f64);
-                }
-                set_text(
-                    "status-text",
-                    &format!(
-                        "Simulating: {:.0}% of {} request runs",
-                        done as f64 * 100.0 / total.max(1) as f64,
-                        thousands(total)
-                    ),
-                );
+            let Some((done, total)) = with(|app| {
+                let p = app.pending.as_mut()?;
+                let part = p.part_of(index, run_id)?;
+                p.progress[part] = (done, total);
+                Some(p.progress.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+            }) else {
+                return;
+            };
+            if let Some(p) = by_id::<HtmlProgressElement>("progress") {
+                p.set_value(done as f64 / total.max(1) as f64);
             }
+            set_text(
+                "status-text",
+                &format!(
+                    "Simulating: {:.0}% of {} request runs",
+                    done as f64 * 100.0 / total.max(1) as f64,
+                    thousands(total)
+                ),
+            );
         }
         FromWorker::Done { run_id, report } => {
-            let (current, asked) = with(|app| (app.running == Some(run_id), app.asked_ms));
             // A superseded run's result is never drawn.
-            if !current {
+            let Some(parts) = with(|app| {
+                let p = app.pending.as_mut()?;
+                let part = p.part_of(index, run_id)?;
+                p.parts[part] = Some(*report);
+                if p.parts.iter().all(Option::is_some) {
+                    app.pending.take().map(|p| p.parts.into_iter().flatten().collect::<Vec<_>>())
+                } else {
+                    None
+                }
+            }) else {
                 return;
-            }
-            let report = Rc::new(*report);
+            };
+            let Some(report) = merge(parts) else { return };
+            let report = Rc::new(report);
             with(|app| {
-                app.running = None;
                 app.restarts = 0;
                 app.report = Some(report.clone());
             });
+            let start = now_ms();
             show_report(&report, Redraw::ALL);
             let now = now_ms();
+            set_body_data("draw-ms", &format!("{:.1}", now - start));
             set_body_data("run-id", &run_id.to_string());
-            set_body_data("latency-ms", &format!("{:.1}", now - asked));
+            set_body_data("latency-ms", &format!("{:.1}", now - with(|app| app.asked_ms)));
             if with(|app| std::mem::replace(&mut app.first_plot, false)) {
                 set_body_data("first-plot-ms", &format!("{now:.1}"));
             }
@@ -256,17 +331,17 @@ fn on_worker(message: FromWorker) {
             set_state("ready");
         }
         FromWorker::Cancelled { run_id } => {
-            if with(|app| app.running) == Some(run_id) {
-                with(|app| app.running = None);
+            if running() == Some(run_id) {
+                with(|app| app.pending = None);
                 set_text("status-text", "Cancelled: the plots show the previous result.");
                 set_state("ready");
             }
         }
         FromWorker::Error { run_id, message, fatal } => {
             if fatal {
-                worker_failed(&message);
-            } else if run_id.is_none() || run_id == with(|app| app.running) {
-                with(|app| app.running = None);
+                worker_failed(index, &message);
+            } else if run_id.is_none() || run_id == running() {
+                with(|app| app.pending = None);
                 set_text("status-text", &format!("The run was refused: {message}"));
                 set_state("error");
             }
@@ -274,13 +349,26 @@ fn on_worker(message: FromWorker) {
     }
 }
 
+/// One report from the parts: the same workload, so the same realized
+/// figures; the results in canonical order; the scenario with every
+/// algorithm.
+fn merge(parts: Vec<Report>) -> Option<Report> {
+    let mut parts = parts.into_iter();
+    let mut report = parts.next()?;
+    for part in parts {
+        report.results.extend(part.results);
+        report.scenario.algorithms.extend(part.scenario.algorithms);
+    }
+    report.results.sort_by_key(|r| r.algorithm);
+    report.scenario.algorithms.sort();
+    Some(report)
+}
+
 /// Asks for a run of the current scenario after the debounce.
 fn request_run() {
     let asked = now_ms();
     let previous = with(|app| {
-        if app.running.is_none() || app.run_timer.is_none() {
-            app.asked_ms = asked;
-        }
+        app.asked_ms = asked;
         app.run_timer.take()
     });
     if let Some(t) = previous {
@@ -288,26 +376,64 @@ fn request_run() {
     }
     let timer = after(RUN_DEBOUNCE_MS, send_run);
     with(|app| app.run_timer = Some(timer));
+    // What is on screen no longer matches the inputs.
+    if let Some(p) = by_id::<HtmlProgressElement>("progress") {
+        p.set_value(0.0);
+    }
+    set_state("running");
 }
 
+/// Deals the algorithms out to the ready workers, alternating, so each
+/// gets a similar mix of cheap and costly rules.
 fn send_run() {
-    let message = with(|app| {
+    let (run_id, previous, scenario, ready, workers) = with(|app| {
         app.run_timer = None;
         app.run_id += 1;
-        app.running = Some(app.run_id);
-        ToWorker::Run { run_id: app.run_id, scenario: Box::new(app.scenario.clone()) }
+        let ready: Vec<usize> = (0..app.workers.len()).filter(|&i| app.workers[i].ready).collect();
+        (app.run_id, app.pending.as_ref().map(|p| p.run_id), app.scenario.clone(), ready, app.workers.len())
+    });
+    let mut chosen = if ready.is_empty() { vec![0] } else { ready };
+    chosen.truncate(scenario.algorithms.len().max(1));
+    let parts = chosen.len();
+    let mut groups = vec![Vec::new(); parts];
+    for (i, a) in scenario.algorithms.iter().enumerate() {
+        groups[i % parts].push(*a);
+    }
+    with(|app| {
+        app.pending = Some(Pending {
+            run_id,
+            workers: chosen.clone(),
+            parts: vec![None; parts],
+            progress: vec![(0, 0); parts],
+        })
     });
     if let Some(p) = by_id::<HtmlProgressElement>("progress") {
         p.set_value(0.0);
     }
     set_text("status-text", "Simulating...");
     set_state("running");
-    post(&message);
+    for (&worker, algorithms) in chosen.iter().zip(groups) {
+        let part = Scenario { algorithms, ..scenario.clone() };
+        post(worker, &ToWorker::Run { run_id, scenario: Box::new(part) });
+    }
+    // A worker left out that is still busy with the superseded run stops.
+    if let Some(previous) = previous {
+        for i in (0..workers).filter(|i| !chosen.contains(i)) {
+            post(i, &ToWorker::Cancel { run_id: previous });
+        }
+    }
 }
 
 fn cancel_run() {
-    if let Some(run_id) = with(|app| app.running) {
-        post(&ToWorker::Cancel { run_id });
+    if let Some(t) = with(|app| app.run_timer.take()) {
+        cancel(t);
+        set_text("status-text", "Cancelled: the plots show the previous result.");
+        set_state("ready");
+    }
+    if let Some(run_id) = running() {
+        for i in 0..with(|app| app.workers.len()) {
+            post(i, &ToWorker::Cancel { run_id });
+        }
     }
 }
 
@@ -907,7 +1033,7 @@ fn main() {
     if query("embed").as_deref() == Some("1") {
         embed();
     }
-    start_worker();
+    start_workers();
     let link = fragment();
     let chosen = query("preset").and_then(|id| preset(&id));
     let scenario = if link.trim_start_matches('#').is_empty() {

@@ -1,17 +1,174 @@
-//! The playground page: `serve`, `build` and the browser tests. (The page
-//! issue fills this in.)
+//! The playground page: `cargo xtask build` (a deployable `dist/`),
+//! `cargo xtask serve` (build, then serve it on 127.0.0.1:8080), the browser
+//! tests `cargo xtask test` ends with, and the page benchmark.
+//!
+//! Each installs on first use what it needs and says so: the wasm target,
+//! Trunk, the wasm-bindgen CLI at the version in `Cargo.lock`, Chromium
+//! from Debian's packages and the npm packages of `package-lock.json`.
 
-/// Builds and serves the page on 127.0.0.1:8080.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::tools::{ensure_node, ensure_wasm_target, have, output, root, run, step};
+
+/// Trunk 0.22 needs a newer rustc than the one the machines have.
+const TRUNK_VERSION: &str = "0.21.14";
+/// Debian's Chromium, which Playwright drives (it downloads no browser).
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// Where `serve` listens.
+const ADDRESS: &str = "127.0.0.1";
+const PORT: &str = "8080";
+
+/// The version of a tool as `tool --version` prints it, if it runs.
+fn version_of(program: &str) -> Option<String> {
+    let out = Command::new(program).arg("--version").output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The `wasm-bindgen` version `Cargo.lock` holds: the CLI must match it
+/// exactly, or Trunk tries to download one (and fails offline).
+fn locked_wasm_bindgen() -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines.next().and_then(|l| l.trim().strip_prefix("version = \"")) {
+                return Ok(v.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    Err("Cargo.lock has no wasm-bindgen entry".into())
+}
+
+fn ensure_trunk() -> Result<(), String> {
+    if version_of("trunk").is_some_and(|v| v.split_whitespace().nth(1) == Some(TRUNK_VERSION)) {
+        return Ok(());
+    }
+    step(&format!("installing Trunk {TRUNK_VERSION} (cargo install, once; about 10 minutes on 2 cores)"));
+    run("cargo", &["install", "trunk", "--version", TRUNK_VERSION, "--locked"])
+}
+
+fn ensure_wasm_bindgen() -> Result<(), String> {
+    let locked = locked_wasm_bindgen()?;
+    if version_of("wasm-bindgen").is_some_and(|v| v.split_whitespace().nth(1) == Some(locked.as_str())) {
+        return Ok(());
+    }
+    step(&format!(
+        "installing the wasm-bindgen CLI {locked}, the version in Cargo.lock (cargo install, once; about 4 minutes)"
+    ));
+    // `--locked` fails for this version: one of its locked dependencies is
+    // no longer published.
+    run("cargo", &["install", "wasm-bindgen-cli", "--version", &format!("={locked}")])
+}
+
+fn ensure_chromium() -> Result<(), String> {
+    if Path::new(CHROMIUM).exists() {
+        return Ok(());
+    }
+    step("installing Chromium from Debian's packages (apt-get, once)");
+    let sudo = output("id", &["-u"], None).map(|u| u.trim() != "0").unwrap_or(false);
+    let apt = |args: &[&str]| {
+        if sudo {
+            let mut all = vec!["apt-get"];
+            all.extend_from_slice(args);
+            run("sudo", &all)
+        } else {
+            run("apt-get", args)
+        }
+    };
+    apt(&["update"])?;
+    apt(&["install", "-y", "chromium", "chromium-driver"])?;
+    if Path::new(CHROMIUM).exists() {
+        Ok(())
+    } else {
+        Err(format!("Chromium was installed but {CHROMIUM} is missing"))
+    }
+}
+
+fn ensure_npm_packages() -> Result<(), String> {
+    if root().join("node_modules/playwright-core/package.json").exists() {
+        return Ok(());
+    }
+    if !have("npm", "--version") {
+        return Err("npm is needed for the browser tests; install Node.js 20 with npm".into());
+    }
+    step("installing the browser tests' npm packages from package-lock.json (npm ci, once)");
+    run("npm", &["ci", "--no-audit", "--no-fund"])
+}
+
+/// Writes a deployable `dist/`: relative URLs only, so it works from any
+/// sub-path of any static host.
+pub fn build() -> Result<PathBuf, String> {
+    ensure_wasm_target()?;
+    ensure_trunk()?;
+    ensure_wasm_bindgen()?;
+    step("trunk build --release --public-url ./ (writes dist/)");
+    run("trunk", &["build", "--release", "--public-url", "./"])?;
+    let dist = root().join("dist");
+    if !dist.join("index.html").exists() {
+        return Err("trunk build wrote no dist/index.html".into());
+    }
+    Ok(dist)
+}
+
+/// Builds and serves the page on 127.0.0.1:8080 until interrupted.
 pub fn serve() -> Result<(), String> {
-    Err("the playground page is not built yet (issue 4)".into())
+    let dist = build()?;
+    if !have("python3", "--version") {
+        return Err("python3 is needed to serve dist/ (any static server will do)".into());
+    }
+    step(&format!("serving {} on http://{ADDRESS}:{PORT}/ (Ctrl-C stops)", dist.display()));
+    let dir = dist.display().to_string();
+    run("python3", &["-m", "http.server", "--bind", ADDRESS, PORT, "--directory", &dir])
 }
 
-/// Writes a deployable `dist/`.
-pub fn build() -> Result<std::path::PathBuf, String> {
-    Err("the playground page is not built yet (issue 4)".into())
+/// The native harness, to hold the page's numbers against.
+fn native_harness() -> Result<String, String> {
+    run("cargo", &["build", "--release", "-p", "lbsim-wasm-harness", "--bin", "lbsim-native-harness"])?;
+    let path = root().join("target/release/lbsim-native-harness");
+    if path.exists() {
+        Ok(path.display().to_string())
+    } else {
+        Err(format!("{} was not built", path.display()))
+    }
 }
 
-/// Browser tests against the built `dist/`; nothing to test until the page exists.
+/// Builds `dist/`, then runs `node` on `script` with what it needs in the
+/// environment.
+fn node_with_browser(args: &[&str]) -> Result<(), String> {
+    let dist = build()?;
+    ensure_chromium()?;
+    ensure_node()?;
+    ensure_npm_packages()?;
+    let native = native_harness()?;
+    let status = Command::new("node")
+        .args(args)
+        .current_dir(root())
+        .env("LBSIM_DIST", &dist)
+        .env("LBSIM_NATIVE", &native)
+        .env("LBSIM_CHROMIUM", CHROMIUM)
+        .env("LBSIM_OUTPUT", root().join("test-output"))
+        .status()
+        .map_err(|e| format!("could not start node: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`node {}` failed ({status})", args.join(" ")))
+    }
+}
+
+/// Browser tests in headless Chromium against the built `dist/`;
+/// screenshots go to `test-output/`.
 pub fn browser_tests() -> Result<(), String> {
-    Ok(())
+    step("browser tests: headless Chromium against dist/ (screenshots in test-output/)");
+    node_with_browser(&["--test", "--test-concurrency=1", "tests/"])
+}
+
+/// The page's performance figures in headless Chromium: input change to
+/// redrawn plots (median of 20), first plot after navigation, bytes
+/// transferred gzipped.
+#[allow(dead_code, reason = "run by `cargo xtask bench page` once bench.rs dispatches to it")]
+pub fn bench_page() -> Result<(), String> {
+    step("page: input to redrawn plots, first plot, bytes transferred (headless Chromium)");
+    node_with_browser(&["tests/support/bench-page.mjs"])
 }

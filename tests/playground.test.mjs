@@ -1,0 +1,295 @@
+// End-to-end tests of the built playground (dist/) in headless Chromium,
+// one behaviour per test. `cargo xtask test` builds dist/ and runs these.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { serve, launch, open, ready, nativeReport, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
+
+const ALGORITHMS = [
+  "round-robin", "random", "least-connections", "power-of-two", "least-request", "peak-ewma",
+  "user-hash", "consistent-hash", "bounded-load", "maglev", "rendezvous",
+];
+
+let server;
+let browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Share of each canvas's pixels that differ from its corner (the background). */
+async function drawnShares(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("canvas")].map((c) => {
+      const ctx = c.getContext("2d");
+      if (!c.width || !c.height) return { id: c.id, share: 0, crisp: false };
+      const data = ctx.getImageData(0, 0, c.width, c.height).data;
+      let differ = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i] !== data[0] || data[i + 1] !== data[1] || data[i + 2] !== data[2]) differ++;
+      }
+      const crisp = c.width === Math.round(c.clientWidth * devicePixelRatio);
+      return { id: c.id, share: differ / (data.length / 4), crisp };
+    }),
+  );
+}
+
+test("the default page draws every plot and one row per algorithm, without console errors", async () => {
+  for (const colorScheme of ["light", "dark"]) {
+    const { page, context, errors, requests } = await open(browser, { colorScheme });
+    await page.goto(server.base);
+    await ready(page);
+    await page.click("#remap-panel summary");
+    await page.waitForFunction(() => document.querySelectorAll("#remap-table tbody tr").length === 5);
+    const rows = await page.$$eval("#results tbody tr", (trs) => trs.map((tr) => tr.dataset.algorithm));
+    assert.deepEqual(rows, ALGORITHMS);
+    for (const c of await drawnShares(page)) {
+      assert.ok(c.share > 0.01, `canvas #${c.id} looks empty (${c.share})`);
+      assert.ok(c.crisp, `canvas #${c.id} is not drawn at the device pixel ratio`);
+    }
+    assert.equal(await page.locator("#notice").isHidden(), true);
+    await screenshot(page, `playground-${colorScheme}.png`);
+    const foreign = requests.filter((u) => !u.startsWith(server.base) && !u.startsWith("data:") && !u.startsWith("blob:"));
+    assert.deepEqual(foreign, [], "no request to another host");
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test("every control is a labelled input named after its URL key, showing its range", async () => {
+  const { page, context } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  for (const key of ["servers", "slots", "load", "rate", "requests", "slow-share", "fast-ms", "slow-ms", "work",
+    "mean-ms", "users", "zipf", "seed", "speeds", "weights", "balancers"]) {
+    const input = page.locator(`[name="${key}"]`);
+    assert.equal(await input.count(), 1, key);
+    const id = await input.getAttribute("id");
+    assert.equal(await page.locator(`label[for="${id}"]`).count(), 1, `label for ${key}`);
+    if (key !== "work") assert.match(await page.locator(`#${id}-range`).innerText(), /\d/, `range of ${key}`);
+  }
+  assert.equal(await page.locator("input[name=algorithms]").count(), 11);
+  assert.equal(await page.locator("#c-slow-share-range").innerText(), "0 to 1");
+  await context.close();
+});
+
+test("a control change updates the URL and the numbers", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const before = await tableValues(page);
+  const run = Number(await page.getAttribute("body", "data-run-id"));
+  await page.locator("input[name=slow-share]").fill("0.2");
+  await page.waitForFunction((r) => Number(document.body.dataset.runId) > r && document.body.dataset.state === "ready", run);
+  await page.waitForFunction(() => location.hash.includes("slow-share=0.2"));
+  const afterValues = await tableValues(page);
+  assert.notEqual(afterValues["round-robin"]["quick-p99"], before["round-robin"]["quick-p99"]);
+  assert.equal(await page.locator("#c-slow-share-value").innerText(), "0.2");
+  assert.deepEqual(afterValues, expectedTable(nativeReport({ "slow-share": 0.2 })));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a link restores every control and gives the native core's numbers", async () => {
+  const link = "#v=1&servers=5&slots=4&load=0.7&slow-share=0.2&zipf=1.2&seed=7&speeds=1,1,1,1,0.5&weights=2,1,1,1,1&balancers=2";
+  const scenario = { servers: 5, slots: 4, load: 0.7, "slow-share": 0.2, zipf: 1.2, seed: 7, speeds: [1, 1, 1, 1, 0.5], weights: [2, 1, 1, 1, 1], balancers: 2 };
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base + link);
+  await ready(page);
+  const values = await page.evaluate(() =>
+    Object.fromEntries(["servers", "slots", "load", "slow-share", "zipf", "seed", "speeds", "weights", "balancers"]
+      .map((k) => [k, document.querySelector(`[name="${k}"]`).value])));
+  assert.deepEqual(values, { servers: "5", slots: "4", load: "0.7", "slow-share": "0.2", zipf: "1.2", seed: "7", speeds: "1,1,1,1,0.5", weights: "2,1,1,1,1", balancers: "2" });
+  await page.waitForTimeout(400);
+  assert.equal(new URL(page.url()).hash, link, "the link round-trips");
+  const native = nativeReport(scenario);
+  assert.deepEqual(await tableValues(page), expectedTable(native));
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")]);
+  const json = JSON.parse(await readFile(await download.path(), "utf8"));
+  assert.deepEqual(json, native, "the JSON download is the native report");
+  const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
+  assert.equal((await readFile(await csv.path(), "utf8")).trim().split("\n").length, 12);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a bad link names each bad key and value, as text, and uses the rest", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base + "#v=1&servers=0&colour=blue&seed=9&names=<img src=x>");
+  await ready(page);
+  const notice = page.locator("#notice");
+  assert.equal(await notice.isVisible(), true);
+  const text = await notice.innerText();
+  assert.match(text, /servers: '0'/);
+  assert.match(text, /colour/);
+  assert.match(text, /<img src=x>/, "the bad value is shown as text");
+  assert.equal(await page.locator("#notice img").count(), 0, "never inserted as HTML");
+  assert.equal(await page.inputValue("input[name=seed]"), "9");
+  assert.equal(await page.inputValue("input[name=servers]"), "4");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a bad value in a control says why next to it and keeps the last result", async () => {
+  const { page, context } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const before = await tableValues(page);
+  await page.locator("input[name=servers]").fill("0");
+  await page.waitForFunction(() => document.querySelector("#c-servers-error").textContent.length > 0);
+  assert.match(await page.locator("#c-servers-error").innerText(), /1 to 1024/);
+  assert.deepEqual(await tableValues(page), before);
+  await context.close();
+});
+
+test("rapid changes never leave stale numbers on screen", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  await page.evaluate(() => {
+    const seed = document.querySelector("input[name=seed]");
+    for (let i = 1; i <= 12; i++) {
+      seed.value = String(100 + i);
+      seed.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+  });
+  // Changes spread over time as well, so some land while a run is going.
+  for (let i = 0; i < 6; i++) {
+    await page.locator("input[name=seed]").fill(String(200 + i));
+    await page.waitForTimeout(7 * i);
+  }
+  await ready(page);
+  await page.waitForTimeout(300);
+  await ready(page);
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ seed: 205 })));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a long run shows progress and can be cancelled", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const before = await tableValues(page);
+  await page.evaluate(() => {
+    const set = (k, v) => {
+      const e = document.querySelector(`[name="${k}"]`);
+      e.value = v;
+      e.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    set("servers", "1024");
+    set("requests", "200000");
+  });
+  // Progress flows, then Cancel is pressed from inside the page, at once.
+  const seen = await page.evaluate(() => new Promise((resolve) => {
+    const poll = () => {
+      const progress = Number(document.querySelector("#progress").value);
+      if (document.body.dataset.state === "running" && progress > 0) {
+        const text = document.querySelector("#status-text").textContent;
+        document.querySelector("#cancel").click();
+        resolve({ progress, text });
+      } else {
+        requestAnimationFrame(poll);
+      }
+    };
+    poll();
+  }));
+  assert.ok(seen.progress > 0 && seen.progress < 1, `progress ${seen.progress}`);
+  assert.match(seen.text, /Simulating: \d+%/);
+  await ready(page);
+  assert.match(await page.locator("#status-text").textContent(), /Cancelled/);
+  assert.deepEqual(await tableValues(page), before, "the previous result stays");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("requests above the interactive cap are refused with a note", async () => {
+  const { page, context } = await open(browser);
+  await page.goto(server.base + "#v=1&requests=500000");
+  await ready(page);
+  assert.match(await page.locator("#notice").innerText(), /capped at 200,000/);
+  assert.equal(await page.inputValue("input[name=requests]"), "200000");
+  await context.close();
+});
+
+test("the table sorts by a column", async () => {
+  const { page, context } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  await page.click("#results th[data-key=p99] button");
+  const p99 = await page.$$eval("#results tbody td[data-key=p99]", (tds) => tds.map((td) => Number(td.dataset.value)));
+  assert.deepEqual(p99, [...p99].sort((a, b) => a - b));
+  assert.equal(await page.getAttribute("#results th[data-key=p99]", "aria-sort"), "ascending");
+  await page.click("#results th[data-key=p99] button");
+  assert.equal(await page.getAttribute("#results th[data-key=p99]", "aria-sort"), "descending");
+  await context.close();
+});
+
+test("hiding algorithms runs and shows only the rest", async () => {
+  const { page, context } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const run = Number(await page.getAttribute("body", "data-run-id"));
+  for (const a of ["random", "user-hash", "maglev"]) await page.uncheck(`input[name=algorithms][value=${a}]`);
+  await page.waitForFunction((r) => Number(document.body.dataset.runId) > r && document.body.dataset.state === "ready" &&
+    document.querySelectorAll("#results tbody tr").length === 8, run);
+  await page.waitForFunction(() => location.hash.includes("algorithms="));
+  await context.close();
+});
+
+test("presets show their lesson; theory draws Erlang C, scale-out the remapping", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  await page.selectOption("select[name=preset]", "theory");
+  await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length === 1 && document.body.dataset.state === "ready");
+  assert.match(await page.locator("#lesson-text").innerText(), /Erlang C/);
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("preset") === "theory");
+  await screenshot(page, "preset-theory.png");
+  await page.selectOption("select[name=preset]", "scale-out");
+  await ready(page);
+  await page.waitForFunction(() => document.querySelectorAll("#remap-table tbody tr").length === 5);
+  const moved = await page.$$eval("#remap-table tbody tr", (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.scheme, parseFloat(tr.cells[2].textContent)])));
+  assert.ok(moved.modulo > 70, `modulo moves most keys (${moved.modulo}%)`);
+  assert.ok(moved["consistent-hash"] < 35, `a ring moves about 1/N (${moved["consistent-hash"]}%)`);
+  await page.locator("#remap-panel").scrollIntoViewIfNeeded();
+  await screenshot(page, "preset-scale-out.png");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("embed mode: compact view, chosen controls, full-playground link, resize messages", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base + "embed-demo.html");
+  const frame = page.frameLocator("iframe").first();
+  await frame.locator("body[data-state=ready]").waitFor({ timeout: 30000 });
+  const shown = await frame.locator("#controls .control:visible").evaluateAll((els) => els.map((e) => e.dataset.key));
+  assert.deepEqual(shown.sort(), ["seed", "slow-share", "zipf"]);
+  assert.equal(await frame.locator("header.top").isVisible(), false);
+  const href = await frame.locator("#open-full").getAttribute("href");
+  assert.ok(href.includes("#v=1&slow-share=0.2") && !href.includes("embed"), href);
+  await page.waitForFunction(() => document.querySelector("iframe").style.height !== "");
+  assert.equal(await frame.locator("#results tbody tr").count(), 4);
+  await page.waitForTimeout(300);
+  await screenshot(page, "embed-demo.png");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("copy link and copy embed code give the share URL and an iframe snippet", async () => {
+  const { page, context } = await open(browser);
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto(server.base + "#v=1&zipf=1.5");
+  await ready(page);
+  await page.click("#copy-link");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), server.base + "#v=1&zipf=1.5");
+  await page.click("#copy-embed");
+  const code = await page.inputValue("#embed-code");
+  assert.match(code, /^<iframe src="[^"]+\?embed=1&amp;controls=slow-share,zipf,seed#v=1&amp;zipf=1.5"/);
+  for (const part of ['title="', 'loading="lazy"', 'width="100%"']) assert.ok(code.includes(part), part);
+  await context.close();
+});

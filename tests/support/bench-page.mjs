@@ -1,0 +1,56 @@
+// The page's performance budget (SPEC section 11), measured in headless
+// Chromium against the built dist/: input change to redrawn plots for the
+// default scenario (median of 20), first plot after navigation (median of
+// 5 fresh loads), and the bytes a first visit transfers, gzipped.
+// Run by `cargo xtask bench page` (or `node tests/support/bench-page.mjs`
+// after `cargo xtask build`).
+import { serve, launch, open, ready } from "./harness.mjs";
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const server = await serve();
+const browser = await launch();
+try {
+  const firsts = [];
+  let bytes = null;
+  for (let i = 0; i < 5; i++) {
+    const { page, context } = await open(browser, { deviceScaleFactor: 1 });
+    server.log.length = 0;
+    await page.goto(server.base);
+    await ready(page);
+    firsts.push(Number(await page.getAttribute("body", "data-first-plot-ms")));
+    if (i === 0) bytes = server.log.map((e) => ({ ...e }));
+    await context.close();
+  }
+  const { page, context } = await open(browser, { deviceScaleFactor: 1 });
+  await page.goto(server.base);
+  await ready(page);
+  const changes = [];
+  const receives = [];
+  const draws = [];
+  for (let i = 1; i <= 21; i++) {
+    const run = Number(await page.getAttribute("body", "data-run-id"));
+    await page.evaluate((seed) => {
+      const input = document.querySelector("input[name=seed]");
+      input.value = String(seed);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    }, 16 + i);
+    await page.waitForFunction((r) => Number(document.body.dataset.runId) > r && document.body.dataset.state === "ready", run);
+    if (i > 1) {
+      changes.push(Number(await page.getAttribute("body", "data-latency-ms")));
+      receives.push(Number(await page.getAttribute("body", "data-receive-ms")));
+      draws.push(Number(await page.getAttribute("body", "data-draw-ms")));
+    }
+  }
+  await context.close();
+  const total = bytes.reduce((s, e) => s + e.bytes, 0);
+  console.log("page (default scenario, 11 algorithms, 20,000 requests, headless Chromium)");
+  console.log(`  input change to redrawn plots: median ${median(changes).toFixed(1)} ms of ${changes.length} (min ${Math.min(...changes).toFixed(1)}, max ${Math.max(...changes).toFixed(1)}); budget 50 ms`);
+  console.log(`    of which: reading the report ${median(receives).toFixed(1)} ms, drawing plots and table ${median(draws).toFixed(1)} ms (medians)`);
+  console.log(`  first plot after navigation:   median ${median(firsts).toFixed(0)} ms of ${firsts.length}; budget 1000 ms`);
+  console.log(`  bytes transferred, gzipped:    ${(total / 1024).toFixed(1)} KiB in ${bytes.length} files; budget 250 KB`);
+  for (const e of bytes.sort((a, b) => b.bytes - a.bytes)) console.log(`    ${(e.bytes / 1024).toFixed(1).padStart(7)} KiB  ${e.path}`);
+} finally {
+  await browser.close();
+  await server.close();
+}

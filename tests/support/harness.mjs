@@ -1,0 +1,136 @@
+// Shared by the browser tests and the page benchmark: a static server for
+// the built dist/ (counting bytes, gzipped as a static host would send
+// them), headless Chromium through playwright-core, and the native core.
+import { createServer } from "node:http";
+import { readFile, mkdir } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { extname, join, normalize, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+
+export const DIST = resolve(process.env.LBSIM_DIST ?? "dist");
+export const NATIVE = process.env.LBSIM_NATIVE ?? "target/release/lbsim-native-harness";
+export const OUTPUT = resolve(process.env.LBSIM_OUTPUT ?? "test-output");
+const CHROMIUM = process.env.LBSIM_CHROMIUM ?? "/usr/bin/chromium";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".png": "image/png",
+  ".json": "application/json",
+};
+
+/** Serves DIST under `/lbsim/` (a sub-path, as on a static host) on a free port. */
+export async function serve() {
+  const log = [];
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, "http://x");
+    if (!url.pathname.startsWith("/lbsim/")) {
+      res.writeHead(404).end();
+      return;
+    }
+    let path = decodeURIComponent(url.pathname.slice("/lbsim/".length)) || "index.html";
+    path = normalize(path).replace(/^(\.\.[/\\])+/, "");
+    try {
+      const body = await readFile(join(DIST, path));
+      const gzip = /\bgzip\b/.test(req.headers["accept-encoding"] ?? "");
+      const sent = gzip ? gzipSync(body, { level: 9 }) : body;
+      log.push({ path, bytes: sent.length });
+      res.writeHead(200, {
+        "content-type": TYPES[extname(path)] ?? "application/octet-stream",
+        // As a static host would: the second worker finds the files cached.
+        "cache-control": "max-age=600",
+        ...(gzip ? { "content-encoding": "gzip" } : {}),
+      });
+      res.end(sent);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  const base = `http://127.0.0.1:${server.address().port}/lbsim/`;
+  return { base, log, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
+  });
+}
+
+/** A new page that records console errors, page errors and every request. */
+export async function open(browser, { colorScheme = "light", deviceScaleFactor = 2, width = 1400, height = 1000 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = [];
+  const requests = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("request", (r) => requests.push(r.url()));
+  return { page, context, errors, requests };
+}
+
+/** Waits until the page has drawn the result of its latest run. */
+export async function ready(page, timeout = 30000) {
+  await page.waitForFunction(() => document.body.dataset.state === "ready" || document.body.dataset.state === "error", null, { timeout });
+  const state = await page.getAttribute("body", "data-state");
+  if (state !== "ready") throw new Error(`page state is ${state}: ${await page.locator("#notice").innerText().catch(() => "")}`);
+}
+
+/** The core's report for a scenario (JSON object with kebab-case keys), natively. */
+export function nativeReport(scenario) {
+  const out = execFileSync(NATIVE, [], { input: JSON.stringify(scenario), maxBuffer: 1 << 28 });
+  return JSON.parse(out.toString());
+}
+
+/** The results table as { algorithm: { key: exact value } }. */
+export async function tableValues(page) {
+  return page.evaluate(() => {
+    const out = {};
+    for (const row of document.querySelectorAll("#results tbody tr")) {
+      const cells = {};
+      for (const td of row.querySelectorAll("td[data-key]")) {
+        cells[td.dataset.key] = td.dataset.value === undefined ? null : Number(td.dataset.value);
+      }
+      out[row.dataset.algorithm] = cells;
+    }
+    return out;
+  });
+}
+
+/** What the table shows, computed from a report the way the page computes it. */
+export function expectedTable(report) {
+  const out = {};
+  for (const r of report.results) {
+    const l = r.latency_ms;
+    out[r.algorithm] = {
+      "quick-p99": l.quick ? l.quick.p99 : null,
+      p50: l.all.p50,
+      p99: l.all.p99,
+      p999: l.all.p999,
+      max: l.all.max,
+      mean: l.all.mean,
+      "wait-p99": r.wait_ms.p99,
+      "peak-queue": r.peak_queue,
+      "busiest-share": r.busiest_share,
+      imbalance: r.imbalance,
+    };
+  }
+  return out;
+}
+
+export async function screenshot(page, name) {
+  await mkdir(OUTPUT, { recursive: true });
+  const path = join(OUTPUT, name);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
