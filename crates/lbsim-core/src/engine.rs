@@ -256,9 +256,8 @@ impl AlgorithmRun {
         let horizon = workload.horizon_ms();
         let n = workload.requests.len().max(1) as f64;
         let [quick, slow] = &self.latencies;
-        let (all, all_cdf) = summarize(&[quick, slow]);
-        let (quick, quick_cdf) = summarize(&[quick]);
-        let (slow, slow_cdf) = summarize(&[slow]);
+        let ((all, all_cdf), classes) = summarize(&[quick, slow]);
+        let [(quick, quick_cdf), (slow, slow_cdf)]: [_; 2] = classes.try_into().unwrap_or_default();
         // Only the p99 of waits is reported: select it, no sort needed.
         let zero_waits = workload.requests.len() - self.waits.len();
         let r = rank(0.99, workload.requests.len());

@@ -162,114 +162,199 @@ pub fn rank(p: f64, n: usize) -> usize {
 /// like the values.
 const BIN_SHIFT: u32 = 44;
 
-/// Nearest-rank percentiles and a downsampled CDF of a sample given in
-/// parts (the classes), without sorting it: one pass bins the values by
-/// their float bits, the cumulative counts locate each wanted rank's bin,
-/// and sorting just that bin's values gives the exact value (no sorting at
-/// all when the bin holds one repeated value, as the unqueued requests'
-/// latencies do). Close to O(n), where sorting everything would be most of
-/// a run's cost.
+/// Percentiles and a downsampled CDF of one sample.
+pub type Summary = (Percentiles, Vec<[f64; 2]>);
+
+/// Per-bin statistics of a sample on a shared binning.
+struct Histogram {
+    /// Values in bins `0..=i`.
+    cumulative: Vec<u64>,
+    /// Largest and smallest value bits in each bin.
+    top: Vec<u64>,
+    bottom: Vec<u64>,
+    n: usize,
+    sum: f64,
+    hi: u64,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Histogram {
+    fn bin_of_rank(&self, r: usize) -> usize {
+        self.cumulative.partition_point(|&c| (c as usize) < r)
+    }
+
+    fn before(&self, bin: usize) -> usize {
+        if bin == 0 {
+            0
+        } else {
+            self.cumulative[bin - 1] as usize
+        }
+    }
+
+    /// Whether CDF rank `r` is drawn at its exact value: past p99, or in a
+    /// bin that reaches past it (so the bin-top points of the body never
+    /// overtake the exact tail points).
+    fn in_tail(&self, r: usize) -> bool {
+        let tail_start = rank(0.99, self.n);
+        r > tail_start || self.cumulative[self.bin_of_rank(r)] as usize > tail_start
+    }
+
+    /// Bins that need their values gathered: those holding a wanted rank
+    /// (a percentile or a tail point) and more than one distinct value.
+    /// Returns the slot of each bin (`NONE` if not gathered) and the count.
+    fn slots(&self) -> (Vec<u32>, usize) {
+        let mut slots = alloc::vec![NONE; self.top.len()];
+        let mut count = 0;
+        if self.n == 0 {
+            return (slots, 0);
+        }
+        let percentiles = [0.5, 0.9, 0.99, 0.999].map(|p| rank(p, self.n));
+        let tail = cdf_ranks(self.n).into_iter().filter(|&r| self.in_tail(r));
+        for r in percentiles.into_iter().chain(tail) {
+            let bin = self.bin_of_rank(r);
+            if self.top[bin] != self.bottom[bin] && slots[bin] == NONE {
+                slots[bin] = count as u32;
+                count += 1;
+            }
+        }
+        (slots, count)
+    }
+
+    /// The summary, given the sorted values of the gathered bins.
+    fn summary(&self, slots: &[u32], gathered: &[Vec<u64>]) -> Summary {
+        let n = self.n;
+        if n == 0 {
+            return (Percentiles::default(), Vec::new());
+        }
+        let value_at = |r: usize| -> f64 {
+            let bin = self.bin_of_rank(r);
+            match slots[bin] {
+                NONE => f64::from_bits(self.top[bin]),
+                slot => f64::from_bits(gathered[slot as usize][r - self.before(bin) - 1]),
+            }
+        };
+        let percentiles = Percentiles {
+            p50: value_at(rank(0.5, n)),
+            p90: value_at(rank(0.9, n)),
+            p99: value_at(rank(0.99, n)),
+            p999: value_at(rank(0.999, n)),
+            max: f64::from_bits(self.hi),
+            mean: self.sum / n as f64,
+        };
+        let mut cdf: Vec<[f64; 2]> = Vec::new();
+        let mut last_bin = usize::MAX;
+        for r in cdf_ranks(n) {
+            if self.in_tail(r) {
+                cdf.push([value_at(r), r as f64 / n as f64]);
+                continue;
+            }
+            let bin = self.bin_of_rank(r);
+            if bin != last_bin {
+                cdf.push([f64::from_bits(self.top[bin]), self.cumulative[bin] as f64 / n as f64]);
+                last_bin = bin;
+            }
+        }
+        (percentiles, cdf)
+    }
+}
+
+/// Nearest-rank percentiles and a downsampled CDF of each class and of all
+/// classes together, without sorting them: one pass bins the values by
+/// their float bits (on one binning shared by the classes, so the union's
+/// histogram is the sum), the cumulative counts locate each wanted rank's
+/// bin, and sorting just that bin's values gives the exact value (no
+/// sorting at all when the bin holds one repeated value, as the unqueued
+/// requests' latencies do). Three passes over the values in all, where
+/// sorting everything would be most of a run's cost.
 ///
-/// The body of the CDF is exact points of the empirical distribution (the
+/// The body of each CDF is exact points of the empirical distribution (the
 /// largest value of a bin and the share up to it); the tail past p99 is at
 /// exact ranks, for the tail view.
-pub fn summarize(parts: &[&[f64]]) -> (Percentiles, Vec<[f64; 2]>) {
-    const NONE: u32 = u32::MAX;
-    let n: usize = parts.iter().map(|p| p.len()).sum();
-    if n == 0 {
-        return (Percentiles::default(), Vec::new());
-    }
-    let (mut lo, mut hi, mut sum) = (u64::MAX, 0u64, 0.0);
-    for part in parts {
-        for &v in *part {
+pub fn summarize(classes: &[&[f64]]) -> (Summary, Vec<Summary>) {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for class in classes {
+        for v in class.iter() {
             lo = lo.min(v.to_bits());
             hi = hi.max(v.to_bits());
-            sum += v;
         }
     }
     let base = lo >> BIN_SHIFT;
-    let bins = ((hi >> BIN_SHIFT) - base + 1) as usize;
+    let bins = if lo > hi { 1 } else { ((hi >> BIN_SHIFT) - base + 1) as usize };
     let bin_index = |b: u64| ((b >> BIN_SHIFT) - base) as usize;
-    let mut cumulative = alloc::vec![0u64; bins];
-    let mut top = alloc::vec![0u64; bins];
-    let mut bottom = alloc::vec![u64::MAX; bins];
-    for part in parts {
-        for v in part.iter() {
-            let (b, i) = (v.to_bits(), bin_index(v.to_bits()));
-            cumulative[i] += 1;
-            top[i] = top[i].max(b);
-            bottom[i] = bottom[i].min(b);
-        }
-    }
-    for i in 1..bins {
-        cumulative[i] += cumulative[i - 1];
-    }
-    let bin_of_rank = |r: usize| cumulative.partition_point(|&c| (c as usize) < r);
-    let before = |bin: usize| if bin == 0 { 0 } else { cumulative[bin - 1] as usize };
 
-    // Ranks whose exact values are wanted: the percentiles, and the CDF
-    // ranks in the tail (past p99, or in a bin that reaches past it, so the
-    // bin-top points of the body never overtake the exact tail points).
-    let tail_start = rank(0.99, n);
-    let in_tail = |r: usize| r > tail_start || cumulative[bin_of_rank(r)] as usize > tail_start;
-    let ranks = cdf_ranks(n);
-    let mut wanted: Vec<usize> = [0.5, 0.9, 0.99, 0.999].map(|p| rank(p, n)).to_vec();
-    wanted.extend(ranks.iter().copied().filter(|&r| in_tail(r)));
-    // Gather the values of the wanted bins that hold more than one value.
-    let mut slot_of_bin = alloc::vec![NONE; bins];
-    let mut gathered: Vec<Vec<u64>> = Vec::new();
-    for &r in &wanted {
-        let bin = bin_of_rank(r);
-        if top[bin] != bottom[bin] && slot_of_bin[bin] == NONE {
-            slot_of_bin[bin] = gathered.len() as u32;
-            gathered.push(Vec::new());
+    let histograms: Vec<Histogram> = classes
+        .iter()
+        .map(|class| {
+            let mut h = Histogram {
+                cumulative: alloc::vec![0; bins],
+                top: alloc::vec![0; bins],
+                bottom: alloc::vec![u64::MAX; bins],
+                n: class.len(),
+                sum: 0.0,
+                hi: 0,
+            };
+            for v in class.iter() {
+                let (b, i) = (v.to_bits(), bin_index(v.to_bits()));
+                h.cumulative[i] += 1;
+                h.top[i] = h.top[i].max(b);
+                h.bottom[i] = h.bottom[i].min(b);
+                h.sum += v;
+            }
+            h.hi = h.top.iter().copied().max().unwrap_or(0);
+            for i in 1..bins {
+                h.cumulative[i] += h.cumulative[i - 1];
+            }
+            h
+        })
+        .collect();
+    let mut all = Histogram {
+        cumulative: alloc::vec![0; bins],
+        top: alloc::vec![0; bins],
+        bottom: alloc::vec![u64::MAX; bins],
+        n: histograms.iter().map(|h| h.n).sum(),
+        sum: histograms.iter().map(|h| h.sum).sum(),
+        hi: histograms.iter().map(|h| h.hi).max().unwrap_or(0),
+    };
+    for h in &histograms {
+        for i in 0..bins {
+            all.cumulative[i] += h.cumulative[i];
+            all.top[i] = all.top[i].max(h.top[i]);
+            all.bottom[i] = all.bottom[i].min(h.bottom[i]);
         }
     }
-    if !gathered.is_empty() {
-        for part in parts {
-            for v in part.iter() {
-                let slot = slot_of_bin[bin_index(v.to_bits())];
-                if slot != NONE {
-                    gathered[slot as usize].push(v.to_bits());
+
+    // Gather the values of the bins that need them, for each class and the union.
+    let (all_slots, all_count) = all.slots();
+    let mut all_gathered: Vec<Vec<u64>> = (0..all_count).map(|_| Vec::new()).collect();
+    let mut summaries = Vec::with_capacity(classes.len());
+    let mut class_gathered = Vec::with_capacity(classes.len());
+    for (class, h) in classes.iter().zip(&histograms) {
+        let (slots, count) = h.slots();
+        let mut gathered: Vec<Vec<u64>> = (0..count).map(|_| Vec::new()).collect();
+        if count > 0 || all_count > 0 {
+            for v in class.iter() {
+                let (b, i) = (v.to_bits(), bin_index(v.to_bits()));
+                if slots[i] != NONE {
+                    gathered[slots[i] as usize].push(b);
+                }
+                if all_slots[i] != NONE {
+                    all_gathered[all_slots[i] as usize].push(b);
                 }
             }
         }
-        // A bin the tail ranks share is sorted once rather than selected
-        // in again and again.
         for bin in gathered.iter_mut() {
             bin.sort_unstable();
         }
+        class_gathered.push((slots, gathered));
     }
-    let value_at = |r: usize| -> f64 {
-        let bin = bin_of_rank(r);
-        match slot_of_bin[bin] {
-            NONE => f64::from_bits(top[bin]),
-            slot => f64::from_bits(gathered[slot as usize][r - before(bin) - 1]),
-        }
-    };
-    let percentiles = Percentiles {
-        p50: value_at(rank(0.5, n)),
-        p90: value_at(rank(0.9, n)),
-        p99: value_at(rank(0.99, n)),
-        p999: value_at(rank(0.999, n)),
-        max: f64::from_bits(hi),
-        mean: sum / n as f64,
-    };
-
-    let mut cdf: Vec<[f64; 2]> = Vec::new();
-    let mut last_bin = usize::MAX;
-    for r in ranks {
-        if in_tail(r) {
-            cdf.push([value_at(r), r as f64 / n as f64]);
-            continue;
-        }
-        let bin = bin_of_rank(r);
-        if bin != last_bin {
-            cdf.push([f64::from_bits(top[bin]), cumulative[bin] as f64 / n as f64]);
-            last_bin = bin;
-        }
+    for (h, (slots, gathered)) in histograms.iter().zip(&class_gathered) {
+        summaries.push(h.summary(slots, gathered));
     }
-    (percentiles, cdf)
+    for bin in all_gathered.iter_mut() {
+        bin.sort_unstable();
+    }
+    (all.summary(&all_slots, &all_gathered), summaries)
 }
 
 /// Ranks to plot: evenly spaced in probability, plus ranks that resolve
@@ -314,7 +399,7 @@ mod tests {
     #[test]
     fn nearest_rank_matches_the_definition() {
         let v: Vec<f64> = (1..=10).map(f64::from).collect();
-        let (p, _) = summarize(&[&v]);
+        let ((p, _), _) = summarize(&[&v]);
         assert_eq!((p.p50, p.p90, p.p99, p.max, p.mean), (5.0, 9.0, 10.0, 10.0, 5.5));
         assert_eq!(rank(0.91, 10), 10);
         assert_eq!(rank(0.0, 10), 1);
@@ -328,28 +413,34 @@ mod tests {
             quick in proptest::collection::vec(0.001f64..1e6, 0..300),
             slow in proptest::collection::vec(prop_oneof![Just(400.0), 0.001f64..2000.0], 1..300),
         ) {
-            let (p, cdf) = summarize(&[&quick, &slow]);
+            let (union, classes) = summarize(&[&quick, &slow]);
             let mut all = quick.clone();
             all.extend_from_slice(&slow);
-            let want = by_sorting(&all);
-            prop_assert_eq!((p.p50, p.p90, p.p99, p.p999, p.max), (want.p50, want.p90, want.p99, want.p999, want.max));
-            prop_assert!((p.mean - want.mean).abs() <= 1e-9 * want.mean.abs());
-            // Each point is on the empirical CDF's step at its value.
-            let n = all.len() as f64;
-            for [v, f] in &cdf {
-                let below = all.iter().filter(|&&x| x < *v).count() as f64 / n;
-                let at_or_below = all.iter().filter(|&&x| x <= *v).count() as f64 / n;
-                prop_assert!(below < *f && *f <= at_or_below, "{} at {}", f, v);
+            for (values, (p, cdf)) in [(&all, &union), (&quick, &classes[0]), (&slow, &classes[1])] {
+                if values.is_empty() {
+                    prop_assert!(cdf.is_empty());
+                    continue;
+                }
+                let want = by_sorting(values);
+                prop_assert_eq!((p.p50, p.p90, p.p99, p.p999, p.max), (want.p50, want.p90, want.p99, want.p999, want.max));
+                prop_assert!((p.mean - want.mean).abs() <= 1e-9 * want.mean.abs());
+                // Each point is on the empirical CDF's step at its value.
+                let n = values.len() as f64;
+                for [v, f] in cdf {
+                    let below = values.iter().filter(|&&x| x < *v).count() as f64 / n;
+                    let at_or_below = values.iter().filter(|&&x| x <= *v).count() as f64 / n;
+                    prop_assert!(below < *f && *f <= at_or_below, "{} at {}", f, v);
+                }
+                prop_assert!(cdf.windows(2).all(|w| w[0][0] <= w[1][0] && w[0][1] < w[1][1]));
+                prop_assert_eq!(cdf.last().map(|p| p[1]), Some(1.0));
             }
-            prop_assert!(cdf.windows(2).all(|w| w[0][0] <= w[1][0] && w[0][1] < w[1][1]));
-            prop_assert_eq!(cdf.last().map(|p| p[1]), Some(1.0));
         }
     }
 
     #[test]
     fn downsampled_cdf_has_a_few_hundred_points_and_resolves_the_tail() {
         let v: Vec<f64> = (1..=100_000).map(f64::from).collect();
-        let (_, cdf) = summarize(&[&v]);
+        let ((_, cdf), _) = summarize(&[&v]);
         assert!(cdf.len() > 100 && cdf.len() < 2 * CDF_POINTS, "{}", cdf.len());
         assert_eq!(*cdf.last().unwrap(), [100_000.0, 1.0]);
         // The tail view reaches 1 - F = 1e-5, one value in 100,000.
