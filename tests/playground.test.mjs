@@ -60,6 +60,15 @@ test("the default page draws every plot and one row per algorithm, without conso
   }
 });
 
+test("the README screenshot (web/screenshot.png is a copy of test-output/screenshot.png)", async () => {
+  const { page, context } = await open(browser, { deviceScaleFactor: 1, width: 1280, height: 900 });
+  await page.goto(server.base);
+  await ready(page);
+  await page.mouse.move(0, 0);
+  await screenshot(page, "screenshot.png", { fullPage: false });
+  await context.close();
+});
+
 test("every control is a labelled input named after its URL key, showing its range", async () => {
   const { page, context } = await open(browser);
   await page.goto(server.base);

@@ -12,6 +12,8 @@ const server = await serve();
 const browser = await launch();
 try {
   const firsts = [];
+  const starts = [];
+  const workerReady = [];
   let bytes = null;
   for (let i = 0; i < 5; i++) {
     const { page, context } = await open(browser, { deviceScaleFactor: 1 });
@@ -19,6 +21,8 @@ try {
     await page.goto(server.base);
     await ready(page);
     firsts.push(Number(await page.getAttribute("body", "data-first-plot-ms")));
+    starts.push(Number(await page.getAttribute("body", "data-start-ms")));
+    workerReady.push(Number(await page.getAttribute("body", "data-worker-ready-ms")));
     if (i === 0) bytes = server.log.map((e) => ({ ...e }));
     await context.close();
   }
@@ -48,6 +52,7 @@ try {
   console.log(`  input change to redrawn plots: median ${median(changes).toFixed(1)} ms of ${changes.length} (min ${Math.min(...changes).toFixed(1)}, max ${Math.max(...changes).toFixed(1)}); budget 50 ms`);
   console.log(`    of which: reading the report ${median(receives).toFixed(1)} ms, drawing plots and table ${median(draws).toFixed(1)} ms (medians)`);
   console.log(`  first plot after navigation:   median ${median(firsts).toFixed(0)} ms of ${firsts.length}; budget 1000 ms`);
+  console.log(`    of which: page's wasm running at ${median(starts).toFixed(0)} ms, first worker ready at ${median(workerReady).toFixed(0)} ms (medians)`);
   console.log(`  bytes transferred, gzipped:    ${(total / 1024).toFixed(1)} KiB in ${bytes.length} files; budget 250 KB`);
   for (const e of bytes.sort((a, b) => b.bytes - a.bytes)) console.log(`    ${(e.bytes / 1024).toFixed(1).padStart(7)} KiB  ${e.path}`);
 } finally {

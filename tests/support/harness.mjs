@@ -128,9 +128,9 @@ export function expectedTable(report) {
   return out;
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(OUTPUT, { recursive: true });
   const path = join(OUTPUT, name);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
 }

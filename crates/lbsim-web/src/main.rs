@@ -274,6 +274,7 @@ fn on_worker(index: usize, message: FromWorker) {
                 post(index, &m);
             }
             if index == 0 {
+                set_body_data("worker-ready-ms", &format!("{:.1}", now_ms()));
                 start_other_workers();
             }
         }
@@ -1020,6 +1021,7 @@ fn main() {
     std::panic::set_hook(Box::new(|info| {
         fail(&format!("The page hit a bug: {info}"));
     }));
+    set_body_data("start-ms", &format!("{:.1}", now_ms()));
     controls::build();
     table::build_head();
     if let Some(select) = by_id::<HtmlSelectElement>("preset") {
