@@ -216,6 +216,22 @@ test("a long run shows progress and can be cancelled", async () => {
   await context.close();
 });
 
+test("a worker failure shows a message, the worker restarts and the page stays usable", async () => {
+  const { page, context } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const workers = page.workers();
+  assert.ok(workers.length >= 1, "the simulation runs in a worker");
+  await workers[0].evaluate(() => setTimeout(() => { throw new Error("simulated crash"); }, 0));
+  await page.locator("#notice").waitFor({ state: "visible" });
+  assert.match(await page.locator("#notice").innerText(), /restarted/);
+  const run = Number(await page.getAttribute("body", "data-run-id"));
+  await page.locator("input[name=seed]").fill("99");
+  await page.waitForFunction((r) => Number(document.body.dataset.runId) > r && document.body.dataset.state === "ready", run);
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ seed: 99 })));
+  await context.close();
+});
+
 test("requests above the interactive cap are refused with a note", async () => {
   const { page, context } = await open(browser);
   await page.goto(server.base + "#v=1&requests=500000");

@@ -159,12 +159,30 @@ fn pool_size() -> usize {
     (cores as usize).clamp(1, MAX_WORKERS)
 }
 
+/// The worker web/boot.js started before the page's wasm, and the events
+/// it sent meanwhile.
+fn early_worker() -> Option<(Worker, js_sys::Array)> {
+    let early = js_sys::Reflect::get(&window(), &"lbsimFirstWorker".into()).ok()?;
+    if early.is_undefined() {
+        return None;
+    }
+    let _ = js_sys::Reflect::set(&window(), &"lbsimFirstWorker".into(), &JsValue::UNDEFINED);
+    let _ = js_sys::Reflect::set(&early, &"taken".into(), &JsValue::TRUE);
+    let worker = js_sys::Reflect::get(&early, &"worker".into()).ok()?.dyn_into::<Worker>().ok()?;
+    let events = js_sys::Reflect::get(&early, &"events".into()).ok()?.dyn_into::<js_sys::Array>().ok()?;
+    Some((worker, events))
+}
+
 fn new_worker(index: usize) -> Option<Worker> {
-    let options = WorkerOptions::new();
-    options.set_type(WorkerType::Module);
-    let url = format!("./lbsim-worker_loader.js?v={}", env!("CARGO_PKG_VERSION"));
-    let worker = Worker::new_with_options(&url, &options).ok()?;
-    on(&worker, "message", move |e: Event| {
+    let (worker, early) = match early_worker().filter(|_| index == 0) {
+        Some((worker, events)) => (worker, events),
+        None => {
+            let options = WorkerOptions::new();
+            options.set_type(WorkerType::Module);
+            (Worker::new_with_options("./lbsim-worker_loader.js", &options).ok()?, js_sys::Array::new())
+        }
+    };
+    let on_message = move |e: Event| {
         if let Some(e) = e.dyn_ref::<MessageEvent>() {
             let start = now_ms();
             match serde_wasm_bindgen::from_value::<FromWorker>(e.data()) {
@@ -177,8 +195,8 @@ fn new_worker(index: usize) -> Option<Worker> {
                 Err(err) => worker_failed(index, &format!("unreadable message from the simulator: {err}")),
             }
         }
-    });
-    on(&worker, "error", move |e: Event| {
+    };
+    let on_error = move |e: Event| {
         e.prevent_default();
         let message = e
             .dyn_ref::<web_sys::ErrorEvent>()
@@ -186,7 +204,24 @@ fn new_worker(index: usize) -> Option<Worker> {
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| "the worker failed to load or crashed".to_string());
         worker_failed(index, &message);
-    });
+    };
+    // What the early worker said before the page listened, in order, after
+    // the page has stored it (so a Ready finds its slot).
+    let replay: Vec<Event> = early.iter().filter_map(|e| e.dyn_into::<Event>().ok()).collect();
+    if !replay.is_empty() {
+        let (on_message, on_error) = (on_message.clone(), on_error.clone());
+        after(0, move || {
+            for e in replay {
+                if e.type_() == "error" {
+                    on_error(e);
+                } else {
+                    on_message(e);
+                }
+            }
+        });
+    }
+    on(&worker, "message", on_message);
+    on(&worker, "error", on_error);
     Some(worker)
 }
 

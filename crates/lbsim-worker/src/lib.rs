@@ -12,8 +12,10 @@
 use lbsim_core::{Report, Scenario};
 use serde::{Deserialize, Serialize};
 
-/// Requests simulated per call into the core between clock checks.
-pub const SLICE_REQUESTS: u64 = 20_000;
+/// Requests simulated per call into the core between clock checks. Small,
+/// because a fresh worker starts on V8's baseline code and a new call is
+/// where the optimized code takes over.
+pub const SLICE_REQUESTS: u64 = 5_000;
 
 /// Wall time in ms the worker computes before yielding to its event loop,
 /// so that a `Cancel` or a newer `Run` can arrive.
