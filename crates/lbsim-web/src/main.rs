@@ -209,7 +209,6 @@ fn new_worker(index: usize) -> Option<Worker> {
     // the page has stored it (so a Ready finds its slot).
     let replay: Vec<Event> = early.iter().filter_map(|e| e.dyn_into::<Event>().ok()).collect();
     if !replay.is_empty() {
-        let (on_message, on_error) = (on_message.clone(), on_error.clone());
         after(0, move || {
             for e in replay {
                 if e.type_() == "error" {
