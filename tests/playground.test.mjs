@@ -241,6 +241,30 @@ test("requests above the interactive cap are refused with a note", async () => {
   await context.close();
 });
 
+test("the latency plot switches between all, quick and slow requests and the tail view", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const pixels = () => page.evaluate(() => {
+    const c = document.querySelector("#cdf");
+    const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let h = 0;
+    for (let i = 0; i < data.length; i += 97) h = (h * 31 + data[i]) >>> 0;
+    return h;
+  });
+  const seen = new Set([await pixels()]);
+  await page.check("input[name=cdf-class][value=quick]");
+  seen.add(await pixels());
+  await page.check("input[name=cdf-class][value=slow]");
+  seen.add(await pixels());
+  await page.check("#cdf-tail");
+  seen.add(await pixels());
+  assert.equal(seen.size, 4, "each view draws something different");
+  await screenshot(page, "latency-tail-slow.png");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("the table sorts by a column", async () => {
   const { page, context } = await open(browser);
   await page.goto(server.base);

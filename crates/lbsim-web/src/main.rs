@@ -23,7 +23,7 @@ use lbsim_core::remap::{remap, Change, Remap, RemapReport, Scheme};
 use lbsim_core::report::AlgorithmResult;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::theory::MMc;
-use lbsim_core::{url, Report, Scenario, ScenarioError};
+use lbsim_core::{url, AlgorithmId, Report, Scenario, ScenarioError};
 use lbsim_worker::{FromWorker, ToWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -392,10 +392,15 @@ fn merge(parts: Vec<Report>) -> Option<Report> {
     let mut report = parts.next()?;
     for part in parts {
         report.results.extend(part.results);
-        report.scenario.algorithms.extend(part.scenario.algorithms);
     }
-    report.results.sort_by_key(|r| r.algorithm);
-    report.scenario.algorithms.sort();
+    let mut ordered = Vec::with_capacity(report.results.len());
+    for a in AlgorithmId::ALL {
+        if let Some(i) = report.results.iter().position(|r| r.algorithm == *a) {
+            ordered.push(report.results.swap_remove(i));
+        }
+    }
+    report.scenario.algorithms = ordered.iter().map(|r| r.algorithm).collect();
+    report.results = ordered;
     Some(report)
 }
 

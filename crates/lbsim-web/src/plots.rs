@@ -68,7 +68,9 @@ impl Look {
     }
 
     fn font(&self, css: f64) -> TextStyle<'static> {
-        ("sans-serif", css * self.scale).into_font().color(&self.theme.fg)
+        // A named family, not the string "sans-serif": parsing the string
+        // lowercases it, which pulls Unicode case tables into the bundle.
+        FontDesc::new(FontFamily::SansSerif, css * self.scale, FontStyle::Normal).color(&self.theme.fg)
     }
 
     fn stroke(&self, css: f64) -> u32 {
