@@ -38,8 +38,9 @@ use crate::dom::{after, by_id, cancel, document, now_ms, on, on_id, set_body_dat
 use crate::plots::{CdfView, Class, Look};
 use crate::table::Sort;
 
-/// Delay between an input and the run it asks for; a newer input within
-/// it replaces the run, and a newer run supersedes a running one anyway.
+/// Delay between an input and the run it asks for while another run is
+/// going; a newer input within it replaces the run, and a newer run
+/// supersedes a running one anyway.
 const RUN_DEBOUNCE_MS: i32 = 8;
 /// Delay before the address bar follows the controls.
 const URL_DEBOUNCE_MS: i32 = 250;
@@ -407,14 +408,18 @@ fn merge(parts: Vec<Report>) -> Option<Report> {
 /// Asks for a run of the current scenario after the debounce.
 fn request_run() {
     let asked = now_ms();
-    let previous = with(|app| {
+    let (previous, idle) = with(|app| {
         app.asked_ms = asked;
-        app.run_timer.take()
+        let previous = app.run_timer.take();
+        let idle = previous.is_none() && app.pending.is_none();
+        (previous, idle)
     });
     if let Some(t) = previous {
         cancel(t);
     }
-    let timer = after(RUN_DEBOUNCE_MS, send_run);
+    // Idle, the run starts at the end of this task (inputs of one task
+    // coalesce); while a run is going or pending, inputs are debounced.
+    let timer = after(if idle { 0 } else { RUN_DEBOUNCE_MS }, send_run);
     with(|app| app.run_timer = Some(timer));
     // What is on screen no longer matches the inputs.
     if let Some(p) = by_id::<HtmlProgressElement>("progress") {
