@@ -298,7 +298,12 @@ impl AlgorithmRun {
         let classed = workload.classed;
         AlgorithmResult {
             algorithm: self.algorithm,
-            latency_ms: Latencies { all, quick: classed.then_some(quick), slow: classed.then_some(slow) },
+            // A class with no requests (slow share 0, say) has no percentiles.
+            latency_ms: Latencies {
+                all,
+                quick: (classed && !self.latencies[0].is_empty()).then_some(quick),
+                slow: (classed && !self.latencies[1].is_empty()).then_some(slow),
+            },
             wait_ms: Wait { mean: self.wait_sum / n, p99: wait_p99 },
             peak_queue: servers.iter().map(|s| s.peak_queue).max().unwrap_or(0),
             busiest_share: servers.iter().map(|s| s.share).fold(0.0, f64::max),

@@ -2,15 +2,20 @@
 //! (running + queued) per weight, as this balancer copy sees them, compared
 //! by cross-multiplication as NGINX `least_conn` does.
 //!
-//! Ties rotate: like HAProxy's leastconn tree, a server whose count changes
-//! is queued behind the servers already at its new count, so among equals
-//! the one that has waited longest goes first. With all counts equal this
-//! is plain rotation.
+//! Ties rotate. With equal weights, like HAProxy's leastconn tree, a server
+//! whose count changes is queued behind the servers already at its new
+//! count, so among equals the one that has waited longest goes first; with
+//! all counts equal this is plain rotation. With unequal weights, as NGINX,
+//! the tied servers take turns by smooth weighted round robin among
+//! themselves (each adds its weight to its current weight, the highest
+//! wins, the first in pool order on a tie, and gives back the tied total),
+//! so an idle pool follows the weights.
 //!
-//! The structure is indexed, not a scan, so the cost per request does not
-//! grow with the pool: equal weights use one FIFO list per count level
-//! (counts move by one, so every operation is O(1)); unequal weights use an
-//! ordered set keyed by (count / weight, arrival order at that key), O(log N).
+//! The structure is indexed, not a scan: equal weights use one FIFO list
+//! per count level (counts move by one, so every operation is O(1), whatever
+//! the pool size); unequal weights use an ordered set keyed by
+//! (count / weight, arrival order at that key), O(log N) plus the tied
+//! servers' turn.
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
@@ -167,6 +172,12 @@ impl WeightedOrder {
         self.set.first().map_or(0, |&(_, _, s)| s as usize)
     }
 
+    /// The servers tied at the lowest count per weight.
+    pub fn tied(&self) -> impl Iterator<Item = usize> + '_ {
+        let lowest = self.set.first().map(|&(key, _, _)| key);
+        self.set.iter().take_while(move |&&(key, _, _)| Some(key) == lowest).map(|&(_, _, s)| s as usize)
+    }
+
     /// Unfinished count of `server`.
     pub fn count(&self, server: usize) -> u32 {
         self.keys[server].0.count
@@ -183,9 +194,41 @@ impl WeightedOrder {
     }
 }
 
+/// Unequal weights: the order, and NGINX's current weights for breaking ties.
+struct Weighted {
+    order: WeightedOrder,
+    weights: Vec<i64>,
+    current: Vec<i64>,
+    /// Scratch list of the tied servers, kept to save an allocation a pick.
+    tied: Vec<usize>,
+}
+
+impl Weighted {
+    fn pick(&mut self) -> usize {
+        self.tied.clear();
+        self.tied.extend(self.order.tied());
+        if self.tied.len() < 2 {
+            return self.order.first();
+        }
+        // In pool order, as NGINX walks its peers.
+        self.tied.sort_unstable();
+        let mut total = 0;
+        let mut best = self.tied[0];
+        for &s in &self.tied {
+            self.current[s] += self.weights[s];
+            total += self.weights[s];
+            if self.current[s] > self.current[best] {
+                best = s;
+            }
+        }
+        self.current[best] -= total;
+        best
+    }
+}
+
 enum Order {
     Equal(LevelLists),
-    Weighted(WeightedOrder),
+    Weighted(Weighted),
 }
 
 /// Least connections.
@@ -199,7 +242,12 @@ impl LeastConnections {
         let order = if pool.equal_weights() {
             Order::Equal(LevelLists::new(pool.len()))
         } else {
-            Order::Weighted(WeightedOrder::new(&pool.weights))
+            Order::Weighted(Weighted {
+                order: WeightedOrder::new(&pool.weights),
+                weights: pool.weights.iter().map(|&w| i64::from(w)).collect(),
+                current: alloc::vec![0; pool.len()],
+                tied: Vec::new(),
+            })
         };
         LeastConnections { order }
     }
@@ -207,23 +255,25 @@ impl LeastConnections {
 
 impl Balancer for LeastConnections {
     fn pick(&mut self, _request: &Pick, _rng: &mut Rng) -> usize {
-        match &self.order {
+        match &mut self.order {
             Order::Equal(lists) => lists.first(),
-            Order::Weighted(order) => order.first(),
+            Order::Weighted(weighted) => weighted.pick(),
         }
     }
 
     fn dispatched(&mut self, server: usize) {
         match &mut self.order {
             Order::Equal(lists) => lists.increment(server),
-            Order::Weighted(order) => order.set_count(server, order.count(server) + 1),
+            Order::Weighted(Weighted { order, .. }) => order.set_count(server, order.count(server) + 1),
         }
     }
 
     fn completed(&mut self, server: usize, _now_ms: f64, _latency_ms: f64) {
         match &mut self.order {
             Order::Equal(lists) => lists.decrement(server),
-            Order::Weighted(order) => order.set_count(server, order.count(server).saturating_sub(1)),
+            Order::Weighted(Weighted { order, .. }) => {
+                order.set_count(server, order.count(server).saturating_sub(1))
+            }
         }
     }
 }
@@ -282,5 +332,21 @@ mod tests {
             })
             .collect();
         assert_eq!(picks.iter().filter(|&&s| s == 0).count(), 4);
+
+        // An idle pool (each request done before the next): every server
+        // ties at 0 and NGINX's weighted round robin among the tied gives
+        // the smooth WRR sequence of the weights 5, 1, 1: a a b a c a a.
+        let mut pool = Pool::named(&["a", "b", "c"]);
+        pool.weights = alloc::vec![5, 1, 1];
+        let mut lc = LeastConnections::new(&pool);
+        let picks: alloc::vec::Vec<usize> = (0..7)
+            .map(|_| {
+                let s = lc.pick(&req, &mut rng);
+                lc.dispatched(s);
+                lc.completed(s, 0.0, 0.0);
+                s
+            })
+            .collect();
+        assert_eq!(picks, [0, 0, 1, 0, 2, 0, 0]);
     }
 }
