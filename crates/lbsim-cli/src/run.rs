@@ -4,7 +4,7 @@
 use clap::{Args, ValueEnum};
 use lbsim_core::report::AlgorithmResult;
 use lbsim_core::scenario::WorkKind;
-use lbsim_core::{engine, url, Report, Scenario, ScenarioError};
+use lbsim_core::{url, Prepared, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -44,34 +44,13 @@ pub struct UrlArgs {
     pub base: String,
 }
 
-/// Runs a scenario as `engine::run` does, with the algorithms split over
-/// the cores: each thread draws the (common) workload once and runs its
-/// share of the algorithms. Common random numbers make the merged report
-/// identical to a sequential run.
+/// Runs a scenario as `engine::run` does, with its algorithms spread over
+/// the cores: one workload, drawn once and shared. Common random numbers
+/// make the report identical to a sequential run.
 pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
-    scenario.validate()?;
-    let mut scenario = scenario.clone();
-    scenario.algorithms.sort();
-    scenario.algorithms.dedup();
-    let threads = rayon::current_num_threads().clamp(1, scenario.algorithms.len());
-    if threads == 1 {
-        return engine::run(&scenario);
-    }
-    let groups: Vec<Scenario> = (0..threads)
-        .map(|t| Scenario {
-            algorithms: scenario.algorithms.iter().skip(t).step_by(threads).copied().collect(),
-            ..scenario.clone()
-        })
-        .collect();
-    let reports = groups.par_iter().map(engine::run).collect::<Result<Vec<Report>, _>>()?;
-    let mut reports = reports.into_iter();
-    let Some(first) = reports.next() else {
-        return engine::run(&scenario);
-    };
-    let mut results = first.results;
-    results.extend(reports.flat_map(|r| r.results));
-    results.sort_by_key(|r| r.algorithm);
-    Ok(Report { scenario, realized: first.realized, results })
+    let prepared = Prepared::new(scenario)?;
+    let results = prepared.scenario().algorithms.par_iter().map(|&a| prepared.run_one(a)).collect();
+    Ok(prepared.report(results))
 }
 
 /// One algorithm's headline numbers: a CSV row, a sweep row.
@@ -222,7 +201,7 @@ pub fn url(args: &UrlArgs) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use lbsim_core::presets::PRESETS;
-    use lbsim_core::AlgorithmId;
+    use lbsim_core::{engine, AlgorithmId};
 
     use super::*;
 

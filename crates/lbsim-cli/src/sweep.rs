@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use lbsim_core::scenario::{field_spec, FieldKind, FIELDS};
-use lbsim_core::{engine, Report, Scenario};
+use lbsim_core::{Report, Scenario};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -154,13 +154,12 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
     } else {
         ProgressBar::hidden()
     };
-    // With a value for every core, each value runs on one core (one workload
-    // each); with fewer, each value splits its algorithms over the cores.
-    let per_value = scenarios.len() >= rayon::current_num_threads();
+    // Values and, within each, algorithms run in parallel; rayon shares the
+    // cores among them.
     let reports: Vec<Report> = scenarios
         .par_iter()
         .map(|scenario| {
-            let report = if per_value { engine::run(scenario) } else { simulate(scenario) };
+            let report = simulate(scenario);
             progress.inc(1);
             report
         })

@@ -7,17 +7,17 @@
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use lbsim_core::{AlgorithmId, Scenario, Simulation};
+use lbsim_core::{AlgorithmId, Prepared, Scenario};
 
 const REQUESTS: u64 = 1_000_000;
 
 fn per_algorithm(c: &mut Criterion) {
     let scenario = Scenario { requests: REQUESTS, ..Scenario::default() };
-    let sim = Simulation::new(&scenario).expect("the mixed preset is valid");
+    let sim = Prepared::new(&scenario).expect("the mixed preset is valid");
     let mut group = c.benchmark_group("mixed-1M");
     group.sample_size(10);
     group.throughput(Throughput::Elements(REQUESTS));
-    group.bench_function("workload", |b| b.iter(|| Simulation::new(&scenario).expect("valid")));
+    group.bench_function("workload", |b| b.iter(|| Prepared::new(&scenario).expect("valid")));
     for &algorithm in AlgorithmId::ALL {
         group.bench_function(algorithm.id(), |b| b.iter(|| sim.run_one(algorithm)));
     }
@@ -31,7 +31,7 @@ fn pool_growth(c: &mut Criterion) {
     group.throughput(Throughput::Elements(requests));
     for servers in [4u32, 1024] {
         let scenario = Scenario { requests, servers, ..Scenario::default() };
-        let sim = Simulation::new(&scenario).expect("valid");
+        let sim = Prepared::new(&scenario).expect("valid");
         for &algorithm in AlgorithmId::ALL {
             group.bench_with_input(BenchmarkId::new(algorithm.id(), servers), &algorithm, |b, &a| {
                 b.iter(|| sim.run_one(a))

@@ -350,20 +350,20 @@ fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
     }
 }
 
-/// A whole simulation: every selected algorithm over one workload, run in
-/// slices of a budget of requests.
-pub struct Simulation {
+/// A validated scenario with its drawn workload, ready to run any of its
+/// algorithms. It holds plain data only, so threads can share it (the CLI
+/// runs algorithms on all cores from one `Prepared`).
+#[derive(Clone, Debug)]
+pub struct Prepared {
     scenario: Scenario,
     workload: Workload,
     pool: Pool,
-    pending: Vec<AlgorithmId>,
-    current: Option<AlgorithmRun>,
-    results: Vec<AlgorithmResult>,
 }
 
-impl Simulation {
-    /// Validates the scenario and draws its workload.
-    pub fn new(scenario: &Scenario) -> Result<Simulation, ScenarioError> {
+impl Prepared {
+    /// Validates the scenario, normalizes it (algorithms in canonical order,
+    /// once each) and draws its workload.
+    pub fn new(scenario: &Scenario) -> Result<Prepared, ScenarioError> {
         scenario.validate()?;
         let mut scenario = scenario.clone();
         scenario.algorithms.sort();
@@ -377,49 +377,100 @@ impl Simulation {
             vnodes: scenario.vnodes,
             balance_factor: scenario.balance_factor,
         };
-        let mut pending = scenario.algorithms.clone();
+        Ok(Prepared { scenario, workload, pool })
+    }
+
+    /// The normalized scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The drawn workload.
+    pub fn workload(&self) -> &Workload {
+        &self.workload
+    }
+
+    fn start(&self, algorithm: AlgorithmId) -> AlgorithmRun {
+        AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms())
+    }
+
+    /// Runs one algorithm over the workload, start to finish.
+    pub fn run_one(&self, algorithm: AlgorithmId) -> AlgorithmResult {
+        let mut run = self.start(algorithm);
+        run.advance(&self.workload, u64::MAX);
+        run.finish(&self.scenario, &self.workload)
+    }
+
+    /// The report of the given results (in any order; they are put in
+    /// canonical order), with the realized figures of the workload.
+    pub fn report(&self, mut results: Vec<AlgorithmResult>) -> Report {
+        results.sort_by_key(|r| r.algorithm);
+        Report {
+            realized: realized(&self.scenario, &self.workload),
+            scenario: self.scenario.clone(),
+            results,
+        }
+    }
+
+    /// What happened to each request under one algorithm, in arrival order.
+    pub fn dispatch_log(&self, algorithm: AlgorithmId) -> Vec<Dispatch> {
+        let mut run = self.start(algorithm);
+        run.log = Some(Vec::with_capacity(self.workload.requests.len()));
+        run.advance(&self.workload, u64::MAX);
+        run.deliver_completions(&self.workload, u64::MAX);
+        run.log.unwrap_or_default()
+    }
+}
+
+/// A whole simulation: every selected algorithm over one workload, run in
+/// slices of a budget of requests (a browser worker reports progress and
+/// takes new messages between slices).
+pub struct Simulation {
+    prepared: Prepared,
+    pending: Vec<AlgorithmId>,
+    current: Option<AlgorithmRun>,
+    results: Vec<AlgorithmResult>,
+}
+
+impl Simulation {
+    /// Validates the scenario and draws its workload.
+    pub fn new(scenario: &Scenario) -> Result<Simulation, ScenarioError> {
+        let prepared = Prepared::new(scenario)?;
+        let mut pending = prepared.scenario.algorithms.clone();
         pending.reverse();
-        Ok(Simulation { scenario, workload, pool, pending, current: None, results: Vec::new() })
+        Ok(Simulation { prepared, pending, current: None, results: Vec::new() })
     }
 
     /// Requests done and total (requests x algorithms), for progress bars.
     pub fn progress(&self) -> (u64, u64) {
-        let n = self.workload.requests.len() as u64;
+        let n = self.prepared.workload.requests.len() as u64;
         let done = self.results.len() as u64 * n + self.current.as_ref().map_or(0, |r| r.next as u64);
-        (done, n * self.scenario.algorithms.len() as u64)
+        (done, n * self.prepared.scenario.algorithms.len() as u64)
     }
 
     /// Runs up to `budget` requests (across algorithms); true when finished.
     pub fn advance(&mut self, mut budget: u64) -> bool {
+        let prepared = &self.prepared;
         while budget > 0 {
             if self.current.is_none() {
                 let Some(next) = self.pending.pop() else {
                     return true;
                 };
-                let horizon = self.workload.horizon_ms();
-                self.current = Some(AlgorithmRun::new(next, &self.scenario, &self.pool, horizon));
+                self.current = Some(prepared.start(next));
             }
             let Some(run) = self.current.as_mut() else {
                 return true;
             };
             let before = run.next;
-            let done = run.advance(&self.workload, budget);
+            let done = run.advance(&prepared.workload, budget);
             budget -= (run.next - before) as u64;
             if done {
                 if let Some(run) = self.current.take() {
-                    self.results.push(run.finish(&self.scenario, &self.workload));
+                    self.results.push(run.finish(&prepared.scenario, &prepared.workload));
                 }
             }
         }
         self.is_finished()
-    }
-
-    /// Runs one algorithm over this simulation's workload, independently of
-    /// the sliced run (the benchmark times exactly this).
-    pub fn run_one(&self, algorithm: AlgorithmId) -> AlgorithmResult {
-        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
-        run.advance(&self.workload, u64::MAX);
-        run.finish(&self.scenario, &self.workload)
     }
 
     /// Whether every algorithm has run.
@@ -430,28 +481,14 @@ impl Simulation {
     /// Finishes whatever is left and returns the report.
     pub fn report(mut self) -> Report {
         while !self.advance(u64::MAX) {}
-        Report {
-            realized: realized(&self.scenario, &self.workload),
-            scenario: self.scenario,
-            results: self.results,
-        }
-    }
-
-    /// The drawn workload.
-    pub fn workload(&self) -> &Workload {
-        &self.workload
+        self.prepared.report(self.results)
     }
 }
 
 /// Runs one algorithm of a scenario and returns what happened to each
 /// request, in arrival order.
 pub fn dispatch_log(scenario: &Scenario, algorithm: AlgorithmId) -> Result<Vec<Dispatch>, ScenarioError> {
-    let sim = Simulation::new(scenario)?;
-    let mut run = AlgorithmRun::new(algorithm, &sim.scenario, &sim.pool, sim.workload.horizon_ms());
-    run.log = Some(Vec::with_capacity(sim.workload.requests.len()));
-    run.advance(&sim.workload, u64::MAX);
-    run.deliver_completions(&sim.workload, u64::MAX);
-    Ok(run.log.unwrap_or_default())
+    Ok(Prepared::new(scenario)?.dispatch_log(algorithm))
 }
 
 /// Runs a scenario to the end.

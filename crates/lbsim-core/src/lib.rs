@@ -31,6 +31,6 @@ pub mod url;
 pub mod workload;
 
 pub use balancer::AlgorithmId;
-pub use engine::{run, Simulation};
+pub use engine::{run, Prepared, Simulation};
 pub use report::Report;
 pub use scenario::{Scenario, ScenarioError};

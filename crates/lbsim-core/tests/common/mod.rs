@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use lbsim_core::report::AlgorithmResult;
-use lbsim_core::{AlgorithmId, Scenario, Simulation};
+use lbsim_core::{AlgorithmId, Prepared, Scenario};
 
 /// Mean and standard error of `measure` over `seeds` replications.
 pub fn replicate(
@@ -19,7 +19,7 @@ pub fn replicate(
     let values: Vec<f64> = (0..seeds)
         .map(|seed| {
             let s = Scenario { seed: 1000 + seed, algorithms: vec![algorithm], ..scenario.clone() };
-            let sim = Simulation::new(&s).expect("test scenarios are valid");
+            let sim = Prepared::new(&s).expect("test scenarios are valid");
             measure(&sim.run_one(algorithm))
         })
         .collect();
