@@ -93,14 +93,7 @@ pub fn trace(args: &TraceArgs) -> Result<(), Failure> {
     }
     let scenario = pool(args)?;
     // The pool as the engine builds it from a scenario.
-    let n = scenario.servers as usize;
-    let pool = Pool {
-        names: (0..n).map(|i| scenario.server_name(i)).collect(),
-        weights: (0..n).map(|i| scenario.weight(i)).collect(),
-        hash: scenario.hash,
-        vnodes: scenario.vnodes,
-        balance_factor: scenario.balance_factor,
-    };
+    let pool = Pool::of(&scenario);
     let mut rule = balancer::build(algorithm, &pool);
     let mut rng = algorithm_rng(scenario.seed, algorithm.id());
     let mut trace = Trace { picks: Vec::new() };

@@ -369,14 +369,7 @@ impl Prepared {
         scenario.algorithms.sort();
         scenario.algorithms.dedup();
         let workload = Workload::generate(&scenario);
-        let n = scenario.servers as usize;
-        let pool = Pool {
-            names: (0..n).map(|i| scenario.server_name(i)).collect(),
-            weights: (0..n).map(|i| scenario.weight(i)).collect(),
-            hash: scenario.hash,
-            vnodes: scenario.vnodes,
-            balance_factor: scenario.balance_factor,
-        };
+        let pool = Pool::of(&scenario);
         Ok(Prepared { scenario, workload, pool })
     }
 

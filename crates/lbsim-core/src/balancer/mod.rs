@@ -13,6 +13,7 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::hash::{HashFn, KeyBuf};
+use crate::scenario::Scenario;
 
 pub mod bounded_load;
 pub mod consistent_hash;
@@ -84,6 +85,18 @@ impl Pool {
             hash: None,
             vnodes: 160,
             balance_factor: 125,
+        }
+    }
+
+    /// The pool a scenario describes.
+    pub fn of(scenario: &Scenario) -> Pool {
+        let n = scenario.servers as usize;
+        Pool {
+            names: (0..n).map(|i| scenario.server_name(i)).collect(),
+            weights: (0..n).map(|i| scenario.weight(i)).collect(),
+            hash: scenario.hash,
+            vnodes: scenario.vnodes,
+            balance_factor: scenario.balance_factor,
         }
     }
 
