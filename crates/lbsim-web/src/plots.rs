@@ -318,7 +318,8 @@ pub fn loads(
     let panels = body.split_evenly((rows, cols));
     let peak = results.iter().flat_map(|r| r.servers.iter().map(|s| s.load)).fold(0.0, f64::max);
     let ymax = (peak.max(fair).max(1.0) * 1.15 * 10.0).ceil() / 10.0;
-    for (panel, r) in panels.iter().zip(results) {
+    for (i, (panel, r)) in panels.iter().zip(results).enumerate() {
+        let first_column = i % cols == 0;
         let n = r.servers.len();
         let busiest = (0..n).max_by(|&a, &b| r.servers[a].load.total_cmp(&r.servers[b].load)).unwrap_or(0);
         let c = colour(r.algorithm);
@@ -326,7 +327,7 @@ pub fn loads(
             .caption(r.algorithm.id(), look.font(13.0))
             .margin(look.px(6.0))
             .x_label_area_size(look.px(if n <= 8 { 18.0 } else { 6.0 }))
-            .y_label_area_size(look.px(30.0))
+            .y_label_area_size(look.px(if first_column { 44.0 } else { 30.0 }))
             .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..ymax)
             .map_err(fail)?;
         let names: Vec<String> = r.servers.iter().map(|s| s.name.clone()).collect();
@@ -345,6 +346,8 @@ pub fn loads(
             .y_labels(4)
             .x_label_formatter(&name_of)
             .y_label_formatter(&|v| trim(*v))
+            .y_desc(if first_column { "offered load" } else { "" })
+            .axis_desc_style(look.font(11.0))
             .label_style(look.font(11.0))
             .axis_style(look.theme.fg)
             .bold_line_style(look.theme.grid)
