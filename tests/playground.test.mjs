@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { serve, launch, open, ready, nativeReport, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
+import { serve, launch, open, ready, nativeReport, cliReport, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
 
 const ALGORITHMS = [
   "round-robin", "random", "least-connections", "power-of-two", "least-request", "peak-ewma",
@@ -103,7 +103,7 @@ test("a control change updates the URL and the numbers", async () => {
   await context.close();
 });
 
-test("a link restores every control and gives the native core's numbers", async () => {
+test("a link restores every control and gives the numbers of the native core and of lbsim run --url", async () => {
   const link = "#v=1&servers=5&slots=4&load=0.7&slow-share=0.2&zipf=1.2&seed=7&speeds=1,1,1,1,0.5&weights=2,1,1,1,1&balancers=2";
   const scenario = { servers: 5, slots: 4, load: 0.7, "slow-share": 0.2, zipf: 1.2, seed: 7, speeds: [1, 1, 1, 1, 0.5], weights: [2, 1, 1, 1, 1], balancers: 2 };
   const { page, context, errors } = await open(browser);
@@ -120,6 +120,8 @@ test("a link restores every control and gives the native core's numbers", async 
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")]);
   const json = JSON.parse(await readFile(await download.path(), "utf8"));
   assert.deepEqual(json, native, "the JSON download is the native report");
+  const cli = cliReport(server.base + link);
+  if (cli) assert.deepEqual(json, cli, "and what `lbsim run --url` prints for the same link");
   const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
   assert.equal((await readFile(await csv.path(), "utf8")).trim().split("\n").length, 12);
   assert.deepEqual(errors, []);

@@ -92,6 +92,14 @@ export function nativeReport(scenario) {
   return JSON.parse(out.toString());
 }
 
+/** `lbsim run --url LINK --format json`, when the CLI is at hand (LBSIM_CLI). */
+export function cliReport(link) {
+  const cli = process.env.LBSIM_CLI;
+  if (!cli) return null;
+  const out = execFileSync(cli, ["run", "--url", link, "--format", "json"], { maxBuffer: 1 << 28 });
+  return JSON.parse(out.toString());
+}
+
 /** The results table as { algorithm: { key: exact value } }. */
 export async function tableValues(page) {
   return page.evaluate(() => {

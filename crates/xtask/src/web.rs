@@ -133,6 +133,18 @@ fn native_harness() -> Result<String, String> {
     }
 }
 
+/// The `lbsim` CLI (the debug build `cargo test` already made), whose
+/// `run --url` must give the page's numbers for the same link.
+fn cli() -> Result<String, String> {
+    run("cargo", &["build", "-p", "lbsim-cli", "--bin", "lbsim"])?;
+    let path = root().join("target/debug/lbsim");
+    if path.exists() {
+        Ok(path.display().to_string())
+    } else {
+        Err(format!("{} was not built", path.display()))
+    }
+}
+
 /// Builds `dist/`, then runs `node` on `script` with what it needs in the
 /// environment.
 fn node_with_browser(args: &[&str]) -> Result<(), String> {
@@ -141,11 +153,13 @@ fn node_with_browser(args: &[&str]) -> Result<(), String> {
     ensure_node()?;
     ensure_npm_packages()?;
     let native = native_harness()?;
+    let cli = cli()?;
     let status = Command::new("node")
         .args(args)
         .current_dir(root())
         .env("LBSIM_DIST", &dist)
         .env("LBSIM_NATIVE", &native)
+        .env("LBSIM_CLI", &cli)
         .env("LBSIM_CHROMIUM", CHROMIUM)
         .env("LBSIM_OUTPUT", root().join("test-output"))
         .status()
