@@ -3,7 +3,9 @@
 //! - `cargo xtask bench core`: the core natively vs in wasm, per algorithm;
 //! - `cargo xtask bench cli [REQUESTS]`: the `lbsim` binary vs the article's
 //!   lab in plain Python (`../shared/bench/baseline.py`), whole processes;
-//! - `cargo xtask bench`: both.
+//! - `cargo xtask bench page`: the playground in headless Chromium (input
+//!   to redrawn plots, first plot, bytes transferred);
+//! - `cargo xtask bench`: all three.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -17,12 +19,14 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         None => {
             core()?;
-            cli(&[])
+            cli(&[])?;
+            crate::web::bench_page()
         }
         Some("core") => core(),
         Some("cli") => cli(&args[1..]),
+        Some("page") => crate::web::bench_page(),
         Some(other) => {
-            Err(format!("unknown benchmark `{other}`; usage: cargo xtask bench [core | cli [REQUESTS]]"))
+            Err(format!("unknown benchmark `{other}`; usage: cargo xtask bench [core | cli [REQUESTS] | page]"))
         }
     }
 }
