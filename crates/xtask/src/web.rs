@@ -180,8 +180,7 @@ pub fn browser_tests() -> Result<(), String> {
 
 /// The page's performance figures in headless Chromium: input change to
 /// redrawn plots (median of 20), first plot after navigation, bytes
-/// transferred gzipped.
-#[allow(dead_code, reason = "run by `cargo xtask bench page` once bench.rs dispatches to it")]
+/// transferred gzipped (`cargo xtask bench page`).
 pub fn bench_page() -> Result<(), String> {
     step("page: input to redrawn plots, first plot, bytes transferred (headless Chromium)");
     node_with_browser(&["tests/support/bench-page.mjs"])
