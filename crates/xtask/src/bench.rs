@@ -25,9 +25,9 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         Some("core") => core(),
         Some("cli") => cli(&args[1..]),
         Some("page") => crate::web::bench_page(),
-        Some(other) => {
-            Err(format!("unknown benchmark `{other}`; usage: cargo xtask bench [core | cli [REQUESTS] | page]"))
-        }
+        Some(other) => Err(format!(
+            "unknown benchmark `{other}`; usage: cargo xtask bench [core | cli [REQUESTS] | page]"
+        )),
     }
 }
 
