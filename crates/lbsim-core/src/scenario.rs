@@ -181,6 +181,10 @@ const fn field(
     Field { key, kind, min, max, step, meaning }
 }
 
+/// Most points a hash ring may have (vnodes x total weight): 4M points are
+/// 64 MiB per balancer copy; more would exhaust memory rather than answer.
+pub const MAX_RING_POINTS: u64 = 1 << 22;
+
 /// Largest seed: seeds travel through JavaScript numbers on the page.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
@@ -480,6 +484,18 @@ impl Scenario {
                 field: "work".to_string(),
                 value: format!("mean work {mean} ms"),
                 allowed: "a work distribution with a positive mean".to_string(),
+            });
+        }
+        let rings = [AlgorithmId::ConsistentHash, AlgorithmId::BoundedLoad];
+        let points = u64::from(self.vnodes) * (0..n).map(|i| u64::from(self.weight(i))).sum::<u64>();
+        if points > MAX_RING_POINTS && self.algorithms.iter().any(|a| rings.contains(a)) {
+            return Err(ScenarioError {
+                field: "vnodes".to_string(),
+                value: self.vnodes.to_string(),
+                allowed: format!(
+                    "vnodes x total weight at most {MAX_RING_POINTS} ring points (here {points}); \
+                     lower vnodes or the weights"
+                ),
             });
         }
         Ok(())
