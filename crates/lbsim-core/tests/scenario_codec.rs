@@ -97,7 +97,8 @@ fn strict_decoding_names_the_first_problem() {
 fn rings_too_large_to_build_are_refused_by_name() {
     // 1024 servers of weight 1000 at 1000 points per weight unit would be
     // 10^9 ring points; the limit is 2^22.
-    let mut scenario = Scenario { servers: 1024, vnodes: 1000, weights: vec![1000; 1024], ..Scenario::default() };
+    let mut scenario =
+        Scenario { servers: 1024, vnodes: 1000, weights: vec![1000; 1024], ..Scenario::default() };
     let err = scenario.validate().expect_err("ring too large");
     assert_eq!((err.field.as_str(), err.value.as_str()), ("vnodes", "1000"));
     assert!(err.to_string().contains("4194304"), "{err}");
