@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::balancer::consistent_hash::Ring;
 use crate::balancer::{maglev, rendezvous};
 use crate::hash::HashFn;
-use crate::scenario::ScenarioError;
+use crate::scenario::{field_spec, valid_name, ScenarioError};
 
 /// How keys map to nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,17 +182,32 @@ fn ownership(nodes: &[String], owner: &[usize]) -> Ownership {
 
 /// Runs a remapping experiment.
 pub fn remap(remap: &Remap) -> Result<RemapReport, ScenarioError> {
-    if remap.nodes.is_empty() || remap.nodes.len() > 1024 {
-        return Err(error("nodes", &remap.nodes.join(","), "1 to 1024 node names"));
+    // The limits are the scenario table's: nodes as servers, keys as
+    // requests, vnodes as vnodes, names as server names.
+    let within = |key: &str, value: u64| {
+        let f = field_spec(key).expect("key is in FIELDS");
+        value as f64 >= f.min && value as f64 <= f.max
+    };
+    let range = |key: &str| field_spec(key).map(|f| f.allowed()).unwrap_or_default();
+    if !within("servers", remap.nodes.len() as u64) {
+        return Err(error("nodes", &remap.nodes.join(","), &range("servers")));
+    }
+    let change = match &remap.change {
+        Change::Add(node) => ("add", node),
+        Change::Remove(node) => ("remove", node),
+    };
+    let names = remap.nodes.iter().map(|n| ("nodes", n)).chain([change]);
+    if let Some((field, bad)) = names.into_iter().find(|(_, n)| !valid_name(n)) {
+        return Err(error(field, bad, &range("names")));
     }
     if !remap.key_format.contains("{i}") {
         return Err(error("key-format", &remap.key_format, "a pattern containing {i}"));
     }
-    if remap.keys == 0 || remap.keys > 10_000_000 {
-        return Err(error("keys", &remap.keys.to_string(), "1 to 10000000 (number of keys)"));
+    if !within("requests", remap.keys) {
+        return Err(error("keys", &remap.keys.to_string(), &range("requests")));
     }
-    if remap.vnodes == 0 || remap.vnodes > 1000 {
-        return Err(error("vnodes", &remap.vnodes.to_string(), "1 to 1000 (ring points per node)"));
+    if !within("vnodes", u64::from(remap.vnodes)) {
+        return Err(error("vnodes", &remap.vnodes.to_string(), &range("vnodes")));
     }
     let mut after = remap.nodes.clone();
     match &remap.change {
@@ -227,6 +242,18 @@ pub fn remap(remap: &Remap) -> Result<RemapReport, ScenarioError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_ranges_come_from_the_scenario_table() {
+        let long = "n".repeat(60);
+        let bad = Remap { nodes: alloc::vec!["a".into(), long.clone()], ..Remap::default() };
+        let err = remap(&bad).expect_err("a 60-character name");
+        assert_eq!((err.field.as_str(), err.value.as_str()), ("nodes", long.as_str()));
+        let bad = Remap { vnodes: 0, ..Remap::default() };
+        assert!(remap(&bad).expect_err("no ring points").allowed.contains("1 to 1000"));
+        let bad = Remap { change: Change::Add("a b".into()), ..Remap::default() };
+        assert_eq!(remap(&bad).expect_err("a space").field, "add");
+    }
 
     #[test]
     fn jump_public_vectors() {

@@ -345,7 +345,8 @@ fn format_list<T: fmt::Display>(items: &[T]) -> String {
     parts.join(",")
 }
 
-fn valid_name(name: &str) -> bool {
+/// Whether `name` may name a server: 1 to 32 letters, digits, `-` or `_`.
+pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 32
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')

@@ -175,7 +175,8 @@ fn early_worker() -> Option<(Worker, js_sys::Array)> {
 }
 
 fn new_worker(index: usize) -> Option<Worker> {
-    let (worker, early) = match early_worker().filter(|_| index == 0) {
+    let early_one = if index == 0 { early_worker() } else { None };
+    let (worker, early) = match early_one {
         Some((worker, events)) => (worker, events),
         None => {
             let options = WorkerOptions::new();
@@ -183,6 +184,9 @@ fn new_worker(index: usize) -> Option<Worker> {
             (Worker::new_with_options("./lbsim-worker_loader.js", &options).ok()?, js_sys::Array::new())
         }
     };
+    // Events name their worker, so a late event from a worker already
+    // replaced (a panic posts an error and then traps) is ignored.
+    let (this, this_too) = (worker.clone(), worker.clone());
     let on_message = move |e: Event| {
         if let Some(e) = e.dyn_ref::<MessageEvent>() {
             let start = now_ms();
@@ -191,9 +195,11 @@ fn new_worker(index: usize) -> Option<Worker> {
                     if matches!(message, FromWorker::Done { .. }) {
                         set_body_data("receive-ms", &format!("{:.1}", now_ms() - start));
                     }
-                    on_worker(index, message)
+                    on_worker(index, &this, message)
                 }
-                Err(err) => worker_failed(index, &format!("unreadable message from the simulator: {err}")),
+                Err(err) => {
+                    worker_failed(index, &this, &format!("unreadable message from the simulator: {err}"))
+                }
             }
         }
     };
@@ -204,12 +210,13 @@ fn new_worker(index: usize) -> Option<Worker> {
             .map(|e| e.message())
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| "the worker failed to load or crashed".to_string());
-        worker_failed(index, &message);
+        worker_failed(index, &this_too, &message);
     };
     // What the early worker said before the page listened, in order, after
     // the page has stored it (so a Ready finds its slot).
     let replay: Vec<Event> = early.iter().filter_map(|e| e.dyn_into::<Event>().ok()).collect();
     if !replay.is_empty() {
+        let (on_message, on_error) = (on_message.clone(), on_error.clone());
         after(0, move || {
             for e in replay {
                 if e.type_() == "error" {
@@ -244,15 +251,19 @@ fn start_other_workers() {
 }
 
 /// A worker is gone: say so, start a new one in its place, and give up
-/// the run the page waited for (it would only fail again).
-fn worker_failed(index: usize, message: &str) {
-    let (restart, running) = with(|app| {
-        if let Some(slot) = app.workers.get(index) {
-            slot.worker.terminate();
-        }
+/// the run the page waited for if it had a part of it (it would only fail
+/// again).
+fn worker_failed(index: usize, failed: &Worker, message: &str) {
+    let Some((restart, running)) = with(|app| {
+        let slot = app.workers.get(index).filter(|slot| slot.worker == *failed)?;
+        slot.worker.terminate();
         app.restarts += 1;
-        (app.restarts <= MAX_RESTARTS, app.pending.take().is_some())
-    });
+        let had_part = app.pending.as_ref().is_some_and(|p| p.workers.contains(&index));
+        let running = had_part && app.pending.take().is_some();
+        Some((app.restarts <= MAX_RESTARTS, running))
+    }) else {
+        return;
+    };
     if !restart {
         fail(&format!("The simulator keeps failing ({message}). Reload the page to try again."));
         return;
@@ -297,7 +308,7 @@ fn running() -> Option<u32> {
     with(|app| app.pending.as_ref().map(|p| p.run_id))
 }
 
-fn on_worker(index: usize, message: FromWorker) {
+fn on_worker(index: usize, from: &Worker, message: FromWorker) {
     match message {
         FromWorker::Ready => {
             let queued = with(|app| {
@@ -375,7 +386,7 @@ fn on_worker(index: usize, message: FromWorker) {
         }
         FromWorker::Error { run_id, message, fatal } => {
             if fatal {
-                worker_failed(index, &message);
+                worker_failed(index, from, &message);
             } else if run_id.is_none() || run_id == running() {
                 with(|app| app.pending = None);
                 set_text("status-text", &format!("The run was refused: {message}"));
@@ -1007,6 +1018,12 @@ fn wire() {
     on(&window(), "hashchange", |_| {
         let s = scenario_from_link(&fragment());
         if s != with(|app| app.scenario.clone()) {
+            // A pasted link is its own scenario: the preset and its lesson go.
+            with(|app| app.preset = None);
+            show_lesson(None);
+            if let Some(select) = by_id::<HtmlSelectElement>("preset") {
+                select.set_value("");
+            }
             apply(s);
         }
     });
