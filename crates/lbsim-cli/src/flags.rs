@@ -140,47 +140,6 @@ fn apply_fields(to: &mut Scenario, from: &Scenario, keys: &BTreeSet<&'static str
     Ok(())
 }
 
-/// `%XX` escapes decoded, as browsers may apply them to copied links.
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Applies a share link's pairs onto `scenario`, strictly: a wrong version,
-/// an unknown key or a bad value is an error. This is the core's decoding
-/// (`url::decode`) without its fallbacks and without starting from the
-/// defaults, so a link overrides only the fields it names; fields that
-/// disagree with each other are caught when the whole scenario is checked.
-fn apply_link(scenario: &mut Scenario, link: &str) -> Result<(), Failure> {
-    let fragment = link.split_once('#').map_or(link, |(_, f)| f);
-    for pair in fragment.split('&').filter(|p| !p.is_empty()) {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let (key, value) = (percent_decoded(key), percent_decoded(value));
-        if key == "v" {
-            if value != url::VERSION {
-                return Err(bad("v", &value, format!("{} (link version)", url::VERSION)));
-            }
-            continue;
-        }
-        scenario.set(&key, &value)?;
-    }
-    Ok(())
-}
-
 impl Sources {
     /// The preset named by `--preset`, if any.
     pub fn preset(&self) -> Result<Option<&'static Preset>, Failure> {
@@ -210,7 +169,7 @@ impl Sources {
             apply_fields(&mut scenario, &from, &keys)?;
         }
         if let Some(link) = &self.url {
-            apply_link(&mut scenario, link)?;
+            url::apply_strict(&mut scenario, link)?;
         }
         for (key, text) in &self.flags.values {
             scenario.set(key, text)?;

@@ -69,29 +69,42 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The link's `key=value` pairs, percent-decoded, in order.
+fn pairs(link: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    fragment(link).split('&').filter(|p| !p.is_empty()).map(|pair| match pair.split_once('=') {
+        Some((k, v)) => (percent_decode(k), percent_decode(v)),
+        None => (percent_decode(pair), String::new()),
+    })
+}
+
+/// Applies one pair: the version must be ours; any other key is a field.
+fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(), ScenarioError> {
+    if key == "v" {
+        if value != VERSION {
+            return Err(ScenarioError {
+                field: key,
+                value,
+                allowed: alloc::format!("{VERSION} (link version)"),
+            });
+        }
+        return Ok(());
+    }
+    scenario.set(&key, &value)
+}
+
+/// Applies a link's fields onto `scenario` strictly: the first wrong
+/// version, unknown key or bad value is an error. Fields the link does not
+/// name keep their values (the CLI lays a link over a preset or a file);
+/// fields that disagree with each other are left to `Scenario::validate`.
+pub fn apply_strict(scenario: &mut Scenario, link: &str) -> Result<(), ScenarioError> {
+    pairs(link).try_for_each(|(key, value)| apply_pair(scenario, key, value))
+}
+
 /// Decodes a share link (a full URL or just its fragment), leniently.
 pub fn decode(link: &str) -> Decoded {
     let mut scenario = Scenario::default();
-    let mut problems = Vec::new();
-    for pair in fragment(link).split('&').filter(|p| !p.is_empty()) {
-        let (key, value) = match pair.split_once('=') {
-            Some((k, v)) => (percent_decode(k), percent_decode(v)),
-            None => (percent_decode(pair), String::new()),
-        };
-        if key == "v" {
-            if value != VERSION {
-                problems.push(ScenarioError {
-                    field: key,
-                    value,
-                    allowed: alloc::format!("{VERSION} (link version)"),
-                });
-            }
-            continue;
-        }
-        if let Err(e) = scenario.set(&key, &value) {
-            problems.push(e);
-        }
-    }
+    let mut problems: Vec<ScenarioError> =
+        pairs(link).filter_map(|(key, value)| apply_pair(&mut scenario, key, value).err()).collect();
     // Fields that are fine alone but not together (one speed per server):
     // report the field and fall back to its default, until all agree.
     let defaults = Scenario::default();
@@ -110,11 +123,10 @@ pub fn decode(link: &str) -> Decoded {
 
 /// Decodes a share link strictly: the first problem is an error.
 pub fn decode_strict(link: &str) -> Result<Scenario, ScenarioError> {
-    let decoded = decode(link);
-    match decoded.problems.into_iter().next() {
-        Some(problem) => Err(problem),
-        None => Ok(decoded.scenario),
-    }
+    let mut scenario = Scenario::default();
+    apply_strict(&mut scenario, link)?;
+    scenario.validate()?;
+    Ok(scenario)
 }
 
 /// The full share URL: `base` (its own fragment dropped) + `#` + fragment.
