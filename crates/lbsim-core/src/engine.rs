@@ -146,9 +146,15 @@ pub struct Dispatch {
 
 impl AlgorithmRun {
     fn new(algorithm: AlgorithmId, scenario: &Scenario, pool: &Pool, horizon_ms: f64) -> AlgorithmRun {
-        let copies: Vec<Box<dyn Balancer>> =
-            (0..scenario.balancers).map(|_| balancer::build(algorithm, pool)).collect();
-        let observes = copies[0].observes_completions();
+        let first = balancer::build(algorithm, pool);
+        let observes = first.observes_completions();
+        let copies: Vec<Box<dyn Balancer>> = if first.shared_by_copies() {
+            alloc::vec![first]
+        } else {
+            core::iter::once(first)
+                .chain((1..scenario.balancers).map(|_| balancer::build(algorithm, pool)))
+                .collect()
+        };
         let bucket_ms = if horizon_ms > 0.0 { horizon_ms / QUEUE_BUCKETS as f64 } else { 1.0 };
         let servers = (0..pool.len())
             .map(|i| Server {
@@ -187,7 +193,8 @@ impl AlgorithmRun {
             if self.observes {
                 self.deliver_completions(workload, bits(now));
             }
-            let copy = &mut self.copies[usize::from(request.copy)];
+            let last_copy = self.copies.len() - 1;
+            let copy = &mut self.copies[usize::from(request.copy).min(last_copy)];
             let pick = Pick { now_ms: now, user: request.user };
             let s = copy.pick(&pick, &mut self.rng);
             copy.dispatched(s);
@@ -246,7 +253,8 @@ impl AlgorithmRun {
                 log[index as usize].delivered_ms = Some(done);
             }
             let server = self.server_of[index as usize] as usize;
-            self.copies[usize::from(request.copy)].completed(server, done, done - request.arrival_ms);
+            let copy = usize::from(request.copy).min(self.copies.len() - 1);
+            self.copies[copy].completed(server, done, done - request.arrival_ms);
         }
     }
 

@@ -181,8 +181,8 @@ const fn field(
     Field { key, kind, min, max, step, meaning }
 }
 
-/// Most points a hash ring may have (vnodes x total weight): 4M points are
-/// 64 MiB per balancer copy; more would exhaust memory rather than answer.
+/// Most hash-ring points a run may build (vnodes x total weight, per ring):
+/// 4M points are 64 MiB; more would exhaust memory rather than answer.
 pub const MAX_RING_POINTS: u64 = 1 << 22;
 
 /// Largest seed: seeds travel through JavaScript numbers on the page.
@@ -487,15 +487,24 @@ impl Scenario {
                 allowed: "a work distribution with a positive mean".to_string(),
             });
         }
-        let rings = [AlgorithmId::ConsistentHash, AlgorithmId::BoundedLoad];
-        let points = u64::from(self.vnodes) * (0..n).map(|i| u64::from(self.weight(i))).sum::<u64>();
-        if points > MAX_RING_POINTS && self.algorithms.iter().any(|a| rings.contains(a)) {
+        // One ring serves every copy for consistent-hash; bounded-load
+        // keeps counts per copy, and a ring each.
+        let ring = u64::from(self.vnodes) * (0..n).map(|i| u64::from(self.weight(i))).sum::<u64>();
+        let has = |a: AlgorithmId| self.algorithms.contains(&a);
+        let rings = if has(AlgorithmId::BoundedLoad) {
+            u64::from(self.balancers)
+        } else {
+            u64::from(has(AlgorithmId::ConsistentHash))
+        };
+        if ring * rings > MAX_RING_POINTS {
             return Err(ScenarioError {
                 field: "vnodes".to_string(),
                 value: self.vnodes.to_string(),
                 allowed: format!(
-                    "vnodes x total weight at most {MAX_RING_POINTS} ring points (here {points}); \
-                     lower vnodes or the weights"
+                    "vnodes x total weight x rings at most {MAX_RING_POINTS} ring points (here {}: {ring} \
+                     per ring, {rings} rings); lower vnodes, the weights or, for bounded-load, the \
+                     balancer copies",
+                    ring * rings
                 ),
             });
         }

@@ -105,6 +105,10 @@ impl Balancer for ConsistentHash {
     fn observes_completions(&self) -> bool {
         false
     }
+
+    fn shared_by_copies(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

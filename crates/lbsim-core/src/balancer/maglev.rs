@@ -83,6 +83,10 @@ impl Balancer for Maglev {
     fn observes_completions(&self) -> bool {
         false
     }
+
+    fn shared_by_copies(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -59,6 +59,12 @@ pub trait Balancer {
     fn observes_completions(&self) -> bool {
         true
     }
+    /// Whether the rule keeps no state of a copy's own (its choices depend
+    /// on the key or the random stream only), so one instance serves every
+    /// balancer copy and its tables are built once.
+    fn shared_by_copies(&self) -> bool {
+        false
+    }
 }
 
 /// The pool as the rules see it.

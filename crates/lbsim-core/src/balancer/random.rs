@@ -23,4 +23,8 @@ impl Balancer for Random {
     fn observes_completions(&self) -> bool {
         false
     }
+
+    fn shared_by_copies(&self) -> bool {
+        true
+    }
 }

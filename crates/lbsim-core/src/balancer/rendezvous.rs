@@ -58,4 +58,8 @@ impl Balancer for Rendezvous {
     fn observes_completions(&self) -> bool {
         false
     }
+
+    fn shared_by_copies(&self) -> bool {
+        true
+    }
 }

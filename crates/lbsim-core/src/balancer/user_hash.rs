@@ -26,4 +26,8 @@ impl Balancer for UserHash {
     fn observes_completions(&self) -> bool {
         false
     }
+
+    fn shared_by_copies(&self) -> bool {
+        true
+    }
 }
