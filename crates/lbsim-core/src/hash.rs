@@ -69,10 +69,14 @@ pub fn fnv1a32(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0x811c_9dc5, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
 }
 
+/// Longest key a [`KeyBuf`] holds: a 64-byte remapping key pattern with its
+/// index, `#` and a 32-byte server name fit.
+pub const KEY_BYTES: usize = 128;
+
 /// A key such as `user-42` or `s1#7` written into a stack buffer, so the hot
 /// path hashes without allocating.
 pub struct KeyBuf {
-    bytes: [u8; 64],
+    bytes: [u8; KEY_BYTES],
     len: usize,
 }
 
@@ -86,12 +90,12 @@ impl KeyBuf {
 
     /// Just `text`.
     pub fn text(text: &str) -> KeyBuf {
-        let mut key = KeyBuf { bytes: [0; 64], len: 0 };
+        let mut key = KeyBuf { bytes: [0; KEY_BYTES], len: 0 };
         key.push_str(text);
         key
     }
 
-    /// Appends text (truncated at 64 bytes, which no valid key reaches).
+    /// Appends text (truncated at `KEY_BYTES`, which no valid key reaches).
     pub fn push_str(&mut self, s: &str) {
         for &b in s.as_bytes() {
             if self.len < self.bytes.len() {

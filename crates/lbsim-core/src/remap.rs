@@ -56,6 +56,10 @@ impl FromStr for Scheme {
     }
 }
 
+/// Longest key pattern: keys with `#` and a server name must fit a
+/// [`crate::hash::KeyBuf`] (rendezvous hashes them so).
+const MAX_KEY_FORMAT: usize = 64;
+
 /// Jump consistent hash (Lamping & Veach 2014): the bucket in `0..buckets`
 /// of a 64-bit key.
 pub fn jump(mut key: u64, buckets: u32) -> u32 {
@@ -200,8 +204,8 @@ pub fn remap(remap: &Remap) -> Result<RemapReport, ScenarioError> {
     if let Some((field, bad)) = names.into_iter().find(|(_, n)| !valid_name(n)) {
         return Err(error(field, bad, &range("names")));
     }
-    if !remap.key_format.contains("{i}") {
-        return Err(error("key-format", &remap.key_format, "a pattern containing {i}"));
+    if !remap.key_format.contains("{i}") || remap.key_format.len() > MAX_KEY_FORMAT {
+        return Err(error("key-format", &remap.key_format, "a pattern of at most 64 bytes containing {i}"));
     }
     if !within("requests", remap.keys) {
         return Err(error("keys", &remap.keys.to_string(), &range("requests")));
@@ -253,6 +257,8 @@ mod tests {
         assert!(remap(&bad).expect_err("no ring points").allowed.contains("1 to 1000"));
         let bad = Remap { change: Change::Add("a b".into()), ..Remap::default() };
         assert_eq!(remap(&bad).expect_err("a space").field, "add");
+        let bad = Remap { key_format: "k".repeat(70) + "{i}", ..Remap::default() };
+        assert_eq!(remap(&bad).expect_err("too long a pattern").field, "key-format");
     }
 
     #[test]

@@ -479,14 +479,6 @@ impl Scenario {
                 allowed: "distinct names".to_string(),
             });
         }
-        let mean = self.mean_work_ms();
-        if mean.is_nan() || mean <= 0.0 {
-            return Err(ScenarioError {
-                field: "work".to_string(),
-                value: format!("mean work {mean} ms"),
-                allowed: "a work distribution with a positive mean".to_string(),
-            });
-        }
         // One ring serves every copy for consistent-hash; bounded-load
         // keeps counts per copy, and a ring each.
         let ring = u64::from(self.vnodes) * (0..n).map(|i| u64::from(self.weight(i))).sum::<u64>();
