@@ -7,6 +7,8 @@ use lbsim_core::remap::RemapReport;
 use lbsim_core::report::AlgorithmResult;
 use lbsim_core::theory::MMc;
 use lbsim_core::AlgorithmId;
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use web_sys::HtmlCanvasElement;
@@ -210,17 +212,12 @@ pub fn latency(
     if view.tail {
         let mut chart =
             builder.build_cartesian_2d((x0..x1).log_scale(), (y0..1.0).log_scale()).map_err(fail)?;
-        chart
-            .configure_mesh()
+        themed(&mut chart.configure_mesh(), look, 12.0, 0.35)
             .x_desc("latency (ms, log scale)")
             .y_desc("share of requests slower (log)")
             .x_label_formatter(&|v| ms_label(*v))
             .y_label_formatter(&|v| share_label(*v))
-            .label_style(look.font(12.0))
             .axis_desc_style(look.font(13.0))
-            .axis_style(look.theme.fg)
-            .bold_line_style(look.theme.grid)
-            .light_line_style(look.theme.grid.mix(0.35))
             .draw()
             .map_err(fail)?;
         for r in results {
@@ -243,17 +240,12 @@ pub fn latency(
         }
     } else {
         let mut chart = builder.build_cartesian_2d((x0..x1).log_scale(), 0.0..1.0).map_err(fail)?;
-        chart
-            .configure_mesh()
+        themed(&mut chart.configure_mesh(), look, 12.0, 0.35)
             .x_desc("latency (ms, log scale)")
             .y_desc("share of requests at most x")
             .x_label_formatter(&|v| ms_label(*v))
             .y_label_formatter(&|v| share_label(*v))
-            .label_style(look.font(12.0))
             .axis_desc_style(look.font(13.0))
-            .axis_style(look.theme.fg)
-            .bold_line_style(look.theme.grid)
-            .light_line_style(look.theme.grid.mix(0.35))
             .draw()
             .map_err(fail)?;
         for r in results {
@@ -339,8 +331,7 @@ pub fn loads(
                 String::new()
             }
         };
-        chart
-            .configure_mesh()
+        themed(&mut chart.configure_mesh(), look, 11.0, 0.0)
             .disable_x_mesh()
             .x_labels(if n <= 8 { n } else { 0 })
             .y_labels(4)
@@ -348,10 +339,6 @@ pub fn loads(
             .y_label_formatter(&|v| trim(*v))
             .y_desc(if first_column { "offered load" } else { "" })
             .axis_desc_style(look.font(11.0))
-            .label_style(look.font(11.0))
-            .axis_style(look.theme.fg)
-            .bold_line_style(look.theme.grid)
-            .light_line_style(look.theme.grid.mix(0.0))
             .draw()
             .map_err(fail)?;
         let half = if n <= 64 { 0.38 } else { 0.5 };
@@ -403,17 +390,12 @@ pub fn queues(canvas: &HtmlCanvasElement, results: &[&AlgorithmResult], look: &L
         .y_label_area_size(look.px(58.0))
         .build_cartesian_2d(0.0..span, 0.0..(f64::from(peak) * 1.1).max(1.0))
         .map_err(fail)?;
-    chart
-        .configure_mesh()
+    themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
         .x_desc("time (s)")
         .y_desc("requests waiting")
         .x_label_formatter(&|v| trim(*v))
         .y_label_formatter(&|v| trim(*v))
-        .label_style(look.font(12.0))
         .axis_desc_style(look.font(13.0))
-        .axis_style(look.theme.fg)
-        .bold_line_style(look.theme.grid)
-        .light_line_style(look.theme.grid.mix(0.0))
         .draw()
         .map_err(fail)?;
     for r in results {
@@ -468,17 +450,12 @@ pub fn remapping(
             String::new()
         }
     };
-    chart
-        .configure_mesh()
+    themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
         .disable_x_mesh()
         .x_labels(m)
         .y_labels(5)
         .x_label_formatter(&id_of)
         .y_label_formatter(&|v| share_label(*v))
-        .label_style(look.font(12.0))
-        .axis_style(look.theme.fg)
-        .bold_line_style(look.theme.grid)
-        .light_line_style(look.theme.grid.mix(0.0))
         .draw()
         .map_err(fail)?;
     chart
@@ -539,17 +516,12 @@ pub fn remapping(
                 String::new()
             }
         };
-        chart
-            .configure_mesh()
+        themed(&mut chart.configure_mesh(), look, 10.0, 0.0)
             .disable_x_mesh()
             .x_labels(if count <= 8 { count } else { 0 })
             .y_labels(4)
             .x_label_formatter(&node_of)
             .y_label_formatter(&|v| share_label(*v))
-            .label_style(look.font(10.0))
-            .axis_style(look.theme.fg)
-            .bold_line_style(look.theme.grid)
-            .light_line_style(look.theme.grid.mix(0.0))
             .draw()
             .map_err(fail)?;
         let c = scheme_colour(id, look);
@@ -564,4 +536,23 @@ pub fn remapping(
             .map_err(fail)?;
     }
     root.present().map_err(fail)
+}
+
+/// The theme's labels, axes and grid on a chart's mesh: labels at
+/// `label_css` px, the fine grid at `fine_grid` of the grid's opacity.
+fn themed<'m, 'a, 'b, X, Y, XT, YT, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+    look: &Look,
+    label_css: f64,
+    fine_grid: f64,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged<ValueType = XT> + ValueFormatter<XT>,
+    Y: Ranged<ValueType = YT> + ValueFormatter<YT>,
+    DB: DrawingBackend,
+{
+    mesh.label_style(look.font(label_css))
+        .axis_style(look.theme.fg)
+        .bold_line_style(look.theme.grid)
+        .light_line_style(look.theme.grid.mix(fine_grid))
 }
