@@ -323,14 +323,7 @@ pub fn loads(
             .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..ymax)
             .map_err(fail)?;
         let names: Vec<String> = r.servers.iter().map(|s| s.name.clone()).collect();
-        let name_of = |x: &f64| -> String {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                names.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        };
+        let name_of = |x: &f64| category_label(&names, *x);
         themed(&mut chart.configure_mesh(), look, 11.0, 0.0)
             .disable_x_mesh()
             .x_labels(if n <= 8 { n } else { 0 })
@@ -442,14 +435,7 @@ pub fn remapping(
         .build_cartesian_2d(-0.5..(m as f64 - 0.5), 0.0..1.0)
         .map_err(fail)?;
     let ids: Vec<&str> = reports.iter().map(|r| r.0).collect();
-    let id_of = |x: &f64| -> String {
-        let i = x.round();
-        if (x - i).abs() < 1e-6 && i >= 0.0 {
-            ids.get(i as usize).map(|s| s.to_string()).unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
+    let id_of = |x: &f64| category_label(&ids, *x);
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
         .disable_x_mesh()
         .x_labels(m)
@@ -508,14 +494,7 @@ pub fn remapping(
             .y_label_area_size(look.px(36.0))
             .build_cartesian_2d(-0.5..(count as f64 - 0.5), 0.0..top)
             .map_err(fail)?;
-        let node_of = |x: &f64| -> String {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                nodes.get(i as usize).map(|s| s.to_string()).unwrap_or_default()
-            } else {
-                String::new()
-            }
-        };
+        let node_of = |x: &f64| category_label(&nodes, *x);
         themed(&mut chart.configure_mesh(), look, 10.0, 0.0)
             .disable_x_mesh()
             .x_labels(if count <= 8 { count } else { 0 })
@@ -555,4 +534,15 @@ where
         .axis_style(look.theme.fg)
         .bold_line_style(look.theme.grid)
         .light_line_style(look.theme.grid.mix(fine_grid))
+}
+
+/// The label of a bar chart's x position: the category's name at whole
+/// positions, nothing between them.
+fn category_label<S: AsRef<str>>(names: &[S], x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() < 1e-6 && i >= 0.0 {
+        names.get(i as usize).map(|s| s.as_ref().to_string()).unwrap_or_default()
+    } else {
+        String::new()
+    }
 }
