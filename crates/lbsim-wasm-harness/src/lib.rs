@@ -9,23 +9,24 @@
 
 use std::cell::RefCell;
 
-use lbsim_core::{Scenario, Simulation};
+use lbsim_core::{Report, Scenario, Simulation};
+
+/// Runs a scenario given as JSON to its report.
+fn report(scenario_json: &str) -> Result<Report, String> {
+    let scenario: Scenario =
+        serde_json::from_str(scenario_json).map_err(|e| format!("scenario JSON: {e}"))?;
+    Ok(Simulation::new(&scenario).map_err(|e| e.to_string())?.report())
+}
 
 /// Runs a scenario given as JSON and returns the report as compact JSON.
 pub fn report_json(scenario_json: &str) -> Result<String, String> {
-    let scenario: Scenario =
-        serde_json::from_str(scenario_json).map_err(|e| format!("scenario JSON: {e}"))?;
-    let report = Simulation::new(&scenario).map_err(|e| e.to_string())?.report();
-    serde_json::to_string(&report).map_err(|e| e.to_string())
+    serde_json::to_string(&report(scenario_json)?).map_err(|e| e.to_string())
 }
 
 /// Runs a scenario and returns only the elapsed-time-independent summary
 /// needed by the speed benchmark: the number of requests simulated.
 pub fn run_quietly(scenario_json: &str) -> Result<u64, String> {
-    let scenario: Scenario =
-        serde_json::from_str(scenario_json).map_err(|e| format!("scenario JSON: {e}"))?;
-    let report = Simulation::new(&scenario).map_err(|e| e.to_string())?.report();
-    Ok(report.realized.requests)
+    Ok(report(scenario_json)?.realized.requests)
 }
 
 thread_local! {

@@ -20,11 +20,17 @@ pub fn run(program: &str, args: &[&str]) -> Result<(), String> {
 
 /// Runs a command in `dir`; an error names it.
 pub fn run_in(dir: &Path, program: &str, args: &[&str]) -> Result<(), String> {
-    let status = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .map_err(|e| format!("could not start `{program}`: {e}"))?;
+    let mut command = Command::new(program);
+    command.args(args).current_dir(dir);
+    run_command(&mut command)
+}
+
+/// Runs a prepared command (arguments, directory, environment set); an
+/// error names it.
+pub fn run_command(command: &mut Command) -> Result<(), String> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let args: Vec<String> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+    let status = command.status().map_err(|e| format!("could not start `{program}`: {e}"))?;
     if status.success() {
         Ok(())
     } else {

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::tools::{ensure_node, ensure_wasm_target, have, output, root, run, step};
+use crate::tools::{ensure_node, ensure_wasm_target, have, output, root, run, run_command, step};
 
 /// Trunk 0.22 needs a newer rustc than the one the machines have.
 const TRUNK_VERSION: &str = "0.21.14";
@@ -155,21 +155,16 @@ fn node_with_browser(args: &[&str]) -> Result<(), String> {
     ensure_npm_packages()?;
     let native = native_harness()?;
     let cli = cli()?;
-    let status = Command::new("node")
-        .args(args)
-        .current_dir(root())
-        .env("LBSIM_DIST", &dist)
-        .env("LBSIM_NATIVE", &native)
-        .env("LBSIM_CLI", &cli)
-        .env("LBSIM_CHROMIUM", CHROMIUM)
-        .env("LBSIM_OUTPUT", root().join("test-output"))
-        .status()
-        .map_err(|e| format!("could not start node: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`node {}` failed ({status})", args.join(" ")))
-    }
+    run_command(
+        Command::new("node")
+            .args(args)
+            .current_dir(root())
+            .env("LBSIM_DIST", &dist)
+            .env("LBSIM_NATIVE", &native)
+            .env("LBSIM_CLI", &cli)
+            .env("LBSIM_CHROMIUM", CHROMIUM)
+            .env("LBSIM_OUTPUT", root().join("test-output")),
+    )
 }
 
 /// Browser tests in headless Chromium against the built `dist/`;
