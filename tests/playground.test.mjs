@@ -3,12 +3,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { serve, launch, open, ready, nativeReport, cliReport, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
+import { serve, launch, open, ready, nativeReport, cliReport, cliText, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
 
-const ALGORITHMS = [
-  "round-robin", "random", "least-connections", "power-of-two", "least-request", "peak-ewma",
-  "user-hash", "consistent-hash", "bounded-load", "maglev", "rendezvous",
-];
+// Every rule, in canonical order, from the core's one registry (the
+// native core's default report lists them all).
+const ALGORITHMS = nativeReport({ requests: 1 }).scenario.algorithms;
 
 let server;
 let browser;
@@ -123,7 +122,10 @@ test("a link restores every control and gives the numbers of the native core and
   const cli = cliReport(server.base + link);
   if (cli) assert.deepEqual(json, cli, "and what `lbsim run --url` prints for the same link");
   const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
-  assert.equal((await readFile(await csv.path(), "utf8")).trim().split("\n").length, 12);
+  const csvText = await readFile(await csv.path(), "utf8");
+  assert.equal(csvText.trim().split("\n").length, ALGORITHMS.length + 1, "a header and one row per rule");
+  const cliCsv = cliText(server.base + link, "csv");
+  if (cliCsv !== null) assert.equal(csvText, cliCsv, "the CSV download is `lbsim run --url --format csv`, byte for byte");
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -157,6 +159,44 @@ test("a bad value in a control says why next to it and keeps the last result", a
   await context.close();
 });
 
+test("a half-typed value never runs; an invalid one is marked and the results say what they belong to", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const before = await tableValues(page);
+  const run = await page.getAttribute("body", "data-run-id");
+  const servers = page.locator("input[name=servers]");
+  // Typed key by key, as a reader does: "1", "12", "120", ... "1200" is out of range.
+  await servers.fill("");
+  await servers.pressSequentially("1200", { delay: 20 });
+  await page.waitForTimeout(100);
+  assert.equal(await page.getAttribute("body", "data-run-id"), run, "nothing ran while typing");
+  assert.equal(await servers.getAttribute("aria-invalid"), "true");
+  const described = (await servers.getAttribute("aria-describedby")).split(" ");
+  assert.ok(described.includes("c-servers-error"), "the error text describes the field");
+  assert.match(await page.locator("#c-servers-error").innerText(), /1 to 1024/);
+  assert.match(await page.locator("#stale").innerText(), /last valid scenario \(servers: 4\)/);
+  await servers.press("Enter");
+  await page.waitForTimeout(100);
+  assert.equal(await page.getAttribute("body", "data-run-id"), run, "an invalid value never runs");
+  assert.deepEqual(await tableValues(page), before);
+  // Fixed and committed, it runs, and the marks go.
+  await servers.fill("6");
+  await servers.press("Enter");
+  await page.waitForFunction((r) => document.body.dataset.runId !== r && document.body.dataset.state === "ready", run);
+  assert.equal(await servers.getAttribute("aria-invalid"), null);
+  assert.equal(await page.locator("#stale").isHidden(), true);
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ servers: 6 })));
+  // Controls the scenario does not use are disabled, not just faded.
+  await page.selectOption("select[name=work]", "constant");
+  await ready(page);
+  assert.equal(await page.locator("input[name=slow-share]").isDisabled(), true);
+  assert.equal(await page.locator("input[name=sigma]").isDisabled(), true);
+  assert.equal(await page.locator("input[name=mean-ms]").isDisabled(), false);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("rapid changes never leave stale numbers on screen", async () => {
   const { page, context, errors } = await open(browser);
   await page.goto(server.base);
@@ -165,12 +205,13 @@ test("rapid changes never leave stale numbers on screen", async () => {
     const seed = document.querySelector("input[name=seed]");
     for (let i = 1; i <= 12; i++) {
       seed.value = String(100 + i);
-      seed.dispatchEvent(new Event("input", { bubbles: true }));
+      seed.dispatchEvent(new Event("change", { bubbles: true }));
     }
   });
   // Changes spread over time as well, so some land while a run is going.
   for (let i = 0; i < 6; i++) {
     await page.locator("input[name=seed]").fill(String(200 + i));
+    await page.locator("input[name=seed]").press("Enter");
     await page.waitForTimeout(7 * i);
   }
   await ready(page);
@@ -190,7 +231,7 @@ test("a long run shows progress and can be cancelled", async () => {
     const set = (k, v) => {
       const e = document.querySelector(`[name="${k}"]`);
       e.value = v;
-      e.dispatchEvent(new Event("input", { bubbles: true }));
+      e.dispatchEvent(new Event("change", { bubbles: true }));
     };
     set("servers", "1024");
     set("requests", "200000");
@@ -229,6 +270,7 @@ test("a worker failure shows a message, the worker restarts and the page stays u
   assert.match(await page.locator("#notice").innerText(), /restarted/);
   const run = Number(await page.getAttribute("body", "data-run-id"));
   await page.locator("input[name=seed]").fill("99");
+  await page.locator("input[name=seed]").press("Enter");
   await page.waitForFunction((r) => Number(document.body.dataset.runId) > r && document.body.dataset.state === "ready", run);
   assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ seed: 99 })));
   await context.close();

@@ -544,4 +544,44 @@ impl Scenario {
     pub fn offered_load(&self) -> f64 {
         self.rate_per_s() / 1000.0 * self.mean_work_ms() / self.capacity()
     }
+
+    /// Whether the field `key` affects this scenario's numbers: the
+    /// bimodal fields only for bimodal work, `mean-ms` for the others,
+    /// `sigma` for log-normal work, `load` unless a rate is given. Front
+    /// ends disable the controls of fields that do not apply.
+    pub fn uses(&self, key: &str) -> bool {
+        let bimodal = self.work == WorkKind::Bimodal;
+        match key {
+            "slow-share" | "fast-ms" | "slow-ms" => bimodal,
+            "mean-ms" => !bimodal,
+            "sigma" => self.work == WorkKind::Lognormal,
+            "load" => self.rate.is_none(),
+            _ => true,
+        }
+    }
+
+    /// Keeps the per-server lists (speeds, weights, names) one per server
+    /// after `servers` changed: longer lists are cut, shorter ones filled
+    /// with the defaults (speed 1, weight 1, the next free `sN` name).
+    /// Lists left empty stay empty (they mean "all defaults").
+    pub fn fit_lists(&mut self) {
+        let n = self.servers as usize;
+        if !self.speeds.is_empty() {
+            self.speeds.resize(n, 1.0);
+        }
+        if !self.weights.is_empty() {
+            self.weights.resize(n, 1);
+        }
+        if !self.names.is_empty() {
+            self.names.truncate(n);
+            let mut i = self.names.len();
+            while self.names.len() < n {
+                i += 1;
+                let name = format!("s{i}");
+                if !self.names.contains(&name) {
+                    self.names.push(name);
+                }
+            }
+        }
+    }
 }
