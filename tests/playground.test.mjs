@@ -296,14 +296,20 @@ test("the latency plot switches between all, quick and slow requests and the tai
     for (let i = 0; i < data.length; i += 97) h = (h * 31 + data[i]) >>> 0;
     return h;
   });
+  // The mixed preset's lesson is about the quick-request p99: the plot
+  // opens on quick requests in the tail view, where it shows.
+  assert.equal(await page.isChecked("input[name=cdf-class][value=quick]"), true);
+  assert.equal(await page.isChecked("#cdf-tail"), true);
   const seen = new Set([await pixels()]);
-  await page.check("input[name=cdf-class][value=quick]");
+  await page.uncheck("#cdf-tail");
+  seen.add(await pixels());
+  await page.check("input[name=cdf-class][value=all]");
   seen.add(await pixels());
   await page.check("input[name=cdf-class][value=slow]");
   seen.add(await pixels());
   await page.check("#cdf-tail");
   seen.add(await pixels());
-  assert.equal(seen.size, 4, "each view draws something different");
+  assert.equal(seen.size, 5, "each view draws something different");
   await screenshot(page, "latency-tail-slow.png");
   assert.deepEqual(errors, []);
   await context.close();
@@ -362,11 +368,20 @@ test("embed mode: compact view, chosen controls, full-playground link, resize me
   await frame.locator("body[data-state=ready]").waitFor({ timeout: 30000 });
   const shown = await frame.locator("#controls .control:visible").evaluateAll((els) => els.map((e) => e.dataset.key));
   assert.deepEqual(shown.sort(), ["seed", "slow-share", "zipf"]);
-  assert.equal(await frame.locator("header.top").isVisible(), false);
+  const header = await frame.locator("header.top").boundingBox();
+  assert.ok(header.width <= 1 && header.height <= 1, "the heading is for screen readers only");
   const href = await frame.locator("#open-full").getAttribute("href");
   assert.ok(href.includes("#v=1&slow-share=0.2") && !href.includes("embed"), href);
   await page.waitForFunction(() => document.querySelector("iframe").style.height !== "");
   assert.equal(await frame.locator("#results tbody tr").count(), 4);
+  // The frame follows its content both ways: the page reports its own
+  // height, not the document's (which never gets smaller than the frame).
+  const height = () => page.evaluate(() => parseFloat(document.querySelector("iframe").style.height));
+  const tall = await height();
+  await frame.locator("body").evaluate(() => { document.querySelector(".table-wrap").hidden = true; });
+  await page.waitForFunction((h) => parseFloat(document.querySelector("iframe").style.height) < h - 50, tall);
+  await frame.locator("body").evaluate(() => { document.querySelector(".table-wrap").hidden = false; });
+  await page.waitForFunction((h) => parseFloat(document.querySelector("iframe").style.height) >= h - 1, tall);
   await page.waitForTimeout(300);
   await screenshot(page, "embed-demo.png");
   assert.deepEqual(errors, []);

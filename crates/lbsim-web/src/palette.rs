@@ -25,6 +25,8 @@ pub struct Theme {
     pub bg: RGBColor,
     /// Grid lines.
     pub grid: RGBColor,
+    /// The saturation line (load 1) on the load panels.
+    pub saturated: RGBColor,
 }
 
 impl Theme {
@@ -35,12 +37,14 @@ impl Theme {
                 fg: RGBColor(0xE4, 0xE4, 0xE7),
                 bg: RGBColor(0x18, 0x1A, 0x1F),
                 grid: RGBColor(0x3A, 0x3D, 0x45),
+                saturated: RGBColor(0xFF, 0x8A, 0x80),
             }
         } else {
             Theme {
                 fg: RGBColor(0x1F, 0x1F, 0x24),
                 bg: RGBColor(0xFF, 0xFF, 0xFF),
                 grid: RGBColor(0xE2, 0xE2, 0xE6),
+                saturated: RGBColor(0xB3, 0x26, 0x1E),
             }
         }
     }

@@ -91,5 +91,6 @@ fn dark() -> bool {
 
 /// Pixel scale and theme for a redraw.
 pub fn look() -> Look {
-    Look { scale: window().device_pixel_ratio().max(1.0), theme: Theme::new(dark()) }
+    let focus = with(|app| app.preset.map_or(&[][..], |p| p.view.focus));
+    Look { scale: window().device_pixel_ratio().max(1.0), theme: Theme::new(dark()), focus }
 }

@@ -26,13 +26,26 @@ pub fn apply(scenario: Scenario) {
     schedule_url();
 }
 
-/// Shows the preset's lesson, or hides it.
+/// Shows the preset's lesson (or hides it) and turns the latency plot to
+/// the view that carries it.
 pub fn show_lesson(p: Option<&'static Preset>) {
     match p {
         Some(p) => {
             set_text("lesson-title", p.title);
             set_text("lesson-text", p.lesson);
             dom::set_hidden("lesson", false);
+            let view = CdfView { class: Class::from(p.view.class), tail: p.view.tail };
+            with(|app| app.view = view);
+            if let Ok(Some(radio)) =
+                document().query_selector(&format!("input[name=cdf-class][value={}]", view.class.value()))
+            {
+                if let Some(radio) = radio.dyn_ref::<HtmlInputElement>() {
+                    radio.set_checked(true);
+                }
+            }
+            if let Some(tail) = by_id::<HtmlInputElement>("cdf-tail") {
+                tail.set_checked(view.tail);
+            }
         }
         None => dom::set_hidden("lesson", true),
     }

@@ -87,7 +87,12 @@ fn ensure_chromium() -> Result<(), String> {
 }
 
 fn ensure_npm_packages() -> Result<(), String> {
-    if root().join("node_modules/playwright-core/package.json").exists() {
+    // Every package the tests import; a checkout that gained one since
+    // its last `npm ci` installs again.
+    let installed = ["playwright-core", "axe-core"]
+        .iter()
+        .all(|p| root().join("node_modules").join(p).join("package.json").exists());
+    if installed {
         return Ok(());
     }
     if !have("npm", "--version") {
