@@ -222,6 +222,42 @@ test("rapid changes never leave stale numbers on screen", async () => {
   await context.close();
 });
 
+test("dragging a slider through long runs: every ready state shows the slider's value", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base + "#v=1&requests=200000");
+  await ready(page, 60000);
+  // Every time the page says ready, what it drew and where the slider is.
+  await page.evaluate(() => {
+    window.readyStates = [];
+    const slider = document.querySelector("input[name=slow-share]");
+    new MutationObserver(() => {
+      if (document.body.dataset.state === "ready") {
+        window.readyStates.push({ drawn: document.body.dataset.drawn, slider: slider.value });
+      }
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-state"] });
+  });
+  await page.locator("input[name=slow-share]").scrollIntoViewIfNeeded();
+  const box = await page.locator("input[name=slow-share]").boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.05, y);
+  await page.mouse.down();
+  for (let i = 1; i <= 40; i++) {
+    await page.mouse.move(box.x + box.width * (0.05 + i * 0.01), y);
+    await page.waitForTimeout(20 + (i % 7) * 15);
+  }
+  await page.mouse.up();
+  await ready(page, 60000);
+  const states = await page.evaluate(() => window.readyStates);
+  assert.ok(states.length >= 1, "the last value was drawn");
+  assert.ok(Number(await page.inputValue("input[name=slow-share]")) > 0.3, "the slider moved");
+  for (const { drawn, slider } of states) {
+    const shown = new URLSearchParams(drawn).get("slow-share") ?? "0.1";
+    assert.equal(Number(shown), Number(slider), `ready with results for slow share ${shown}, slider at ${slider}`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a long run shows progress and can be cancelled", async () => {
   const { page, context, errors } = await open(browser);
   await page.goto(server.base);

@@ -110,7 +110,8 @@ pub fn embed_code() -> String {
     let (scenario, embedded, listed) =
         with(|app| (app.scenario.clone(), app.embed, app.embed_controls.clone()));
     let controls = if embedded { listed.join(",") } else { EMBED_CONTROLS.to_string() };
-    let src = format!("{}?embed=1&controls={controls}#{}", page_base(), url::encode(&scenario));
+    let plots = with(|app| app.embed_plots.clone()).map(|p| format!("&plots={p}")).unwrap_or_default();
+    let src = format!("{}?embed=1&controls={controls}{plots}#{}", page_base(), url::encode(&scenario));
     format!(
         "<iframe src=\"{}\" title=\"lbsim: load-balancing playground\" loading=\"lazy\" width=\"100%\" \
          height=\"900\" style=\"border:0\"></iframe>",
@@ -143,6 +144,34 @@ pub fn post_height() {
     let _ = parent.post_message(&message, "*");
 }
 
+/// The plots an author picked for an embed (`&plots=cdf,loads`): the
+/// others, and the table unless `table` is named, are hidden. Unknown names
+/// are said in a notice.
+fn show_plots(listed: &str) {
+    let wanted: Vec<&str> = listed.split(',').map(str::trim).filter(|k| !k.is_empty()).collect();
+    let Ok(parts) = document().query_selector_all("[data-plot]") else { return };
+    let mut known = Vec::new();
+    for i in 0..parts.length() {
+        if let Some(part) = parts.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let name = part.get_attribute("data-plot").unwrap_or_default();
+            part.set_hidden(!wanted.contains(&name.as_str()));
+            known.push(name);
+        }
+    }
+    if !wanted.contains(&"table") {
+        dom::set_hidden("realized", true);
+    }
+    let unknown: Vec<String> = wanted
+        .iter()
+        .filter(|w| !known.iter().any(|k| k == *w))
+        .map(|w| format!("plots: unknown plot {w:?} ignored; known: {}", known.join(", ")))
+        .collect();
+    if !unknown.is_empty() {
+        show_notice("Parts of this embed's address were not used:", &unknown);
+    }
+    with(|app| app.embed_plots = Some(listed.to_string()));
+}
+
 /// `?embed=1`: the compact view; its height goes to the parent page.
 pub fn embed() {
     let listed: Vec<String> = query("controls")
@@ -155,6 +184,9 @@ pub fn embed() {
         app.embed = true;
         app.embed_controls = listed.clone();
     });
+    if let Some(plots) = query("plots") {
+        show_plots(&plots);
+    }
     if let Some(body) = document().body() {
         let _ = body.class_list().add_1("embed");
     }

@@ -312,6 +312,9 @@ fn done(index: usize, run_id: u32, report: Report) {
     let now = now_ms();
     set_body_data("draw-ms", &format!("{:.1}", now - start));
     set_body_data("run-id", &run_id.to_string());
+    // What the plots now show, as a link's fragment: tests hold every
+    // ready state to the inputs at that moment.
+    set_body_data("drawn", &lbsim_core::url::encode(&report.scenario));
     set_body_data("latency-ms", &format!("{:.1}", now - with(|app| app.asked_ms)));
     if with(|app| std::mem::replace(&mut app.first_plot, false)) {
         set_body_data("first-plot-ms", &format!("{now:.1}"));

@@ -46,6 +46,8 @@ pub struct App {
     pub embed: bool,
     /// The controls an embed shows (`&controls=`).
     pub embed_controls: Vec<String>,
+    /// The plots an embed shows (`&plots=`), when the author picked them.
+    pub embed_plots: Option<String>,
     /// What the remapping panel last drew, to skip redrawing the same.
     pub remap_key: String,
     /// Whether no plot has been drawn yet.
@@ -69,6 +71,7 @@ thread_local! {
         preset: None,
         embed: false,
         embed_controls: Vec::new(),
+        embed_plots: None,
         remap_key: String::new(),
         first_plot: true,
     });
