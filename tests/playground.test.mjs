@@ -424,6 +424,20 @@ test("embed mode: compact view, chosen controls, full-playground link, resize me
   await context.close();
 });
 
+test("an embed shows just the plots its author names (&plots=); an unknown name is said", async () => {
+  const { page, context, errors } = await open(browser, { width: 800, height: 900 });
+  await page.goto(server.base + "?embed=1&plots=cdf,table#v=1&slow-share=0.2");
+  await ready(page);
+  const visible = await page.$$eval("[data-plot]", (els) => els.filter((e) => e.checkVisibility()).map((e) => e.dataset.plot));
+  assert.deepEqual(visible, ["cdf", "table"]);
+  assert.equal(await page.locator("#notice").isHidden(), true);
+  await page.goto(server.base + "?embed=1&plots=cdf,bogus#v=1");
+  await ready(page);
+  assert.match(await page.locator("#notice").innerText(), /unknown plot "bogus" ignored/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("copy link and copy embed code give the share URL and an iframe snippet", async () => {
   const { page, context } = await open(browser);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);

@@ -127,7 +127,24 @@ pub fn serve() -> Result<(), String> {
     step(&format!(
         "trunk serve --release on http://{ADDRESS}:{PORT}/ (rebuilds and reloads on every edit; Ctrl-C stops)"
     ));
-    run("trunk", &["serve", "--release", "--address", ADDRESS, "--port", PORT, "--public-url", "/"])
+    // Its own output directory: `trunk serve` writes a development build
+    // (with the live-reload client, at the root path) that must never
+    // replace the deployable dist/.
+    run(
+        "trunk",
+        &[
+            "serve",
+            "--release",
+            "--address",
+            ADDRESS,
+            "--port",
+            PORT,
+            "--public-url",
+            "/",
+            "--dist",
+            "target/serve",
+        ],
+    )
 }
 
 /// The native harness, to hold the page's numbers against.
