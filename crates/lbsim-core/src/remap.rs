@@ -56,8 +56,8 @@ impl FromStr for Scheme {
     }
 }
 
-/// Longest key pattern: keys with `#` and a server name must fit a
-/// [`crate::hash::KeyBuf`] (rendezvous hashes them so).
+/// Longest key pattern, in bytes (keys are hashed whole however long
+/// they expand).
 const MAX_KEY_FORMAT: usize = 64;
 
 /// Jump consistent hash (Lamping & Veach 2014): the bucket in `0..buckets`

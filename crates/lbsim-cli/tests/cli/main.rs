@@ -4,6 +4,7 @@
 //! the SPEC's field names, another command's output.
 
 mod errors_name_field_value_and_range;
+mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
 mod run_formats;
 mod sweep_rows_match_single_runs;
