@@ -28,6 +28,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use lbsim_core::scenario::Unprintable;
 use lbsim_core::ScenarioError;
 
 /// Which server gets your request? Load-balancing rules side by side, from
@@ -98,7 +99,7 @@ fn print(text: &str) -> Result<(), Failure> {
 }
 
 /// clap's own message on one line: the error and its hints, without the
-/// usage block.
+/// usage block, with what it echoes of the input escaped.
 fn one_line(error: &clap::Error) -> String {
     let rendered = error.render().to_string();
     let parts: Vec<&str> = rendered
@@ -109,7 +110,7 @@ fn one_line(error: &clap::Error) -> String {
         .collect();
     let line = parts.join("; ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
-    format!("{line}; see --help")
+    format!("{}; see --help", Unprintable(line))
 }
 
 fn main() -> ExitCode {

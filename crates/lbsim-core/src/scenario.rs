@@ -278,9 +278,38 @@ pub struct ScenarioError {
     pub allowed: String,
 }
 
+/// Shows echoed input escaped as Rust's `escape_debug` does (`\n`,
+/// `\u{1b}`, `\'`), so a value can neither break the message's one line
+/// nor reach a terminal as a control sequence. The field and the value are
+/// input; the allowed text is ours but may quote input (a JSON parser's
+/// message), so only what is unprintable in it is escaped.
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: '{}' is not allowed; allowed: {}", self.field, self.value, self.allowed)
+        write!(
+            f,
+            "{}: '{}' is not allowed; allowed: {}",
+            self.field.escape_debug(),
+            self.value.escape_debug(),
+            Unprintable(&self.allowed)
+        )
+    }
+}
+
+/// Text with its unprintable characters (controls, bidirectional
+/// overrides and the like) escaped as `escape_debug` does, and every
+/// printable one, quotes and backslashes included, as it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Unprintable<'a>(pub &'a str);
+
+impl fmt::Display for Unprintable<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            match c {
+                '\\' | '\'' | '"' => fmt::Write::write_char(f, c)?,
+                _ => write!(f, "{}", c.escape_debug())?,
+            }
+        }
+        Ok(())
     }
 }
 

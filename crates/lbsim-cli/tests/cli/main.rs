@@ -3,6 +3,7 @@
 //! implementation's documented sequence, a remapping fraction from theory,
 //! the SPEC's field names, another command's output.
 
+mod errors_escape_control_characters;
 mod errors_name_field_value_and_range;
 mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
