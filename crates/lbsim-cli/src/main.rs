@@ -35,8 +35,8 @@ use lbsim_core::ScenarioError;
 /// one request stream.
 ///
 /// Exit status: 0 on success, 2 for bad input (a usage error, a value out of
-/// range, an unreadable or malformed scenario file or link), 1 when the
-/// output cannot be written.
+/// range, an unreadable, malformed or oversized scenario file or link), 1
+/// when the output cannot be written (full, closed or failing).
 #[derive(Parser)]
 #[command(name = "lbsim", version, about, long_about, max_term_width = 110)]
 struct Cli {
@@ -92,6 +92,7 @@ fn bad(field: &str, value: &str, allowed: impl Into<String>) -> Failure {
 
 /// Writes `text` to standard output in one go.
 fn print(text: &str) -> Result<(), Failure> {
+    stdout_open()?;
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
@@ -113,37 +114,70 @@ fn one_line(error: &clap::Error) -> String {
     format!("{}; see --help", Unprintable(line))
 }
 
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            // --help and --version: print as clap does, succeed.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            eprintln!("lbsim: {}", one_line(&e));
-            return ExitCode::from(2);
-        }
-    };
-    let result = match cli.command {
-        Command::Run(args) => run::run(&args),
-        Command::Remap(args) => remap::remap(&args),
-        Command::Trace(args) => trace::trace(&args),
-        Command::Url(args) => run::url(&args),
-        Command::Sweep(args) => sweep::sweep(&args),
-    };
+/// Rust's runtime puts `/dev/null`, opened read-write, in place of a
+/// standard output that was closed (`lbsim run >&-`): every write then
+/// succeeds and the output is lost. Linux's `/proc` tells that stand-in
+/// from a `>/dev/null` someone chose, which is write-only.
+#[cfg(target_os = "linux")]
+fn stdout_open() -> io::Result<()> {
+    let null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p.as_os_str() == "/dev/null");
+    let read_write = std::fs::read_to_string("/proc/self/fdinfo/1")
+        .ok()
+        .and_then(|info| {
+            let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+            u32::from_str_radix(flags.trim(), 8).ok()
+        })
+        .is_some_and(|flags| flags & 0o3 == 0o2);
+    if null && read_write {
+        Err(io::Error::other("standard output is closed"))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stdout_open() -> io::Result<()> {
+    Ok(())
+}
+
+/// One line on standard error. When even that cannot be written there is
+/// no one left to tell, and the exit status still says what happened.
+fn complain(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "lbsim: {message}");
+}
+
+/// The exit status of the README's table, with the message it owes.
+fn exit_status(result: Result<(), Failure>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(message)) => {
-            eprintln!("lbsim: {message}");
+            complain(&message);
             ExitCode::from(2)
         }
         // A closed pipe (`lbsim run | head`) is the reader's choice, not a failure.
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Output(e)) => {
-            eprintln!("lbsim: cannot write the output: {e}");
+            complain(&format!("cannot write the output: {e}"));
             ExitCode::from(1)
         }
     }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version: print as clap does; they are output too.
+            let printed = stdout_open().and_then(|()| e.print()).and_then(|()| io::stdout().flush());
+            return exit_status(printed.map_err(Failure::Output));
+        }
+        Err(e) => return exit_status(Err(Failure::Input(one_line(&e)))),
+    };
+    exit_status(match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Remap(args) => remap::remap(&args),
+        Command::Trace(args) => trace::trace(&args),
+        Command::Url(args) => run::url(&args),
+        Command::Sweep(args) => sweep::sweep(&args),
+    })
 }

@@ -5,6 +5,7 @@
 
 mod errors_escape_control_characters;
 mod errors_name_field_value_and_range;
+mod exit_status_follows_the_table_on_broken_streams;
 mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
 mod run_formats;
