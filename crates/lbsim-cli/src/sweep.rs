@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use lbsim_core::scenario::{field_spec, FieldKind, FIELDS};
-use lbsim_core::{Report, Scenario};
+use lbsim_core::Scenario;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -155,28 +155,32 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
         ProgressBar::hidden()
     };
     // Values and, within each, algorithms run in parallel; rayon shares the
-    // cores among them.
-    let reports: Vec<Report> = scenarios
+    // cores among them. Each report shrinks to its rows as soon as it is
+    // made, so memory holds the rows and the reports still running (a few
+    // per core), however many values the sweep has.
+    let summaries: Vec<Vec<Summary>> = scenarios
         .par_iter()
         .map(|scenario| {
-            let report = simulate(scenario);
+            let rows = simulate(scenario).map(|report| report.results.iter().map(Summary::from).collect());
             progress.inc(1);
-            report
+            rows
         })
         .collect::<Result<_, _>>()?;
     progress.finish_and_clear();
-    let mut rows = Vec::new();
-    for (text, report) in range.values.iter().zip(&reports) {
-        let value: serde_json::Value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
-        rows.extend(report.results.iter().map(|r| Row { value: value.clone(), summary: Summary::from(r) }));
-    }
     let text = match args.format {
-        SweepFormat::Json => json_line(&SweepReport { param: range.key, rows })?,
+        SweepFormat::Json => {
+            let mut rows = Vec::new();
+            for (text, summaries) in range.values.iter().zip(summaries) {
+                let value: serde_json::Value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+                rows.extend(summaries.into_iter().map(|summary| Row { value: value.clone(), summary }));
+            }
+            json_line(&SweepReport { param: range.key, rows })?
+        }
         SweepFormat::Csv => {
             let mut out = format!("{},{SUMMARY_HEADER}\n", range.key);
-            for (text, report) in range.values.iter().zip(&reports) {
-                for r in &report.results {
-                    out += &format!("{text},{}\n", Summary::from(r).csv());
+            for (text, summaries) in range.values.iter().zip(&summaries) {
+                for summary in summaries {
+                    out += &format!("{text},{}\n", summary.csv());
                 }
             }
             out

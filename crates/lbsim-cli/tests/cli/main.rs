@@ -10,6 +10,7 @@ mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
 mod run_formats;
 mod scenario_files_are_read_up_to_a_cap;
+mod sweep_keeps_only_rows;
 mod sweep_rows_match_single_runs;
 mod trace_follows_the_reference_sequences;
 mod url_round_trip;
