@@ -215,8 +215,13 @@ fn read_scenario_file(path: &PathBuf) -> Result<(Scenario, BTreeSet<&'static str
     let invalid = |e: serde_json::Error| {
         bad("scenario", &shown, format!("a JSON object with the scenario's kebab-case fields ({e})"))
     };
-    let scenario: Scenario = serde_json::from_str(&text).map_err(invalid)?;
-    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).map_err(invalid)?;
+    // Editors on Windows may start UTF-8 files with a byte order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let scenario: Scenario = serde_json::from_str(text).map_err(invalid)?;
+    // Each field alone, before other sources are laid over it: a name with
+    // a comma must not become two names on the way.
+    scenario.check_fields()?;
+    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).map_err(invalid)?;
     let keys = object.keys().filter_map(|k| field_spec(k)).map(|f| f.key).collect();
     Ok((scenario, keys))
 }

@@ -44,6 +44,9 @@ struct Cli {
     command: Command,
 }
 
+/// Every subcommand takes values that start with `-` (`--names -a,b`,
+/// `--key-format -{i}`, `--seed -1`), so a value reaches the check that
+/// names its field instead of being taken for a flag.
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario and print each algorithm's latency and balance.
@@ -51,16 +54,21 @@ enum Command {
     /// Sources apply in this order, each overriding only the fields it
     /// names: --preset, then --scenario, then --url, then the scenario
     /// flags.
+    #[command(allow_hyphen_values = true)]
     Run(run::RunArgs),
     /// Remap keys when a node joins or leaves: ownership before and after,
     /// and how many keys moved.
+    #[command(allow_hyphen_values = true)]
     Remap(remap::RemapArgs),
     /// The first picks of a rule on an idle pool (each request completes at
     /// once), user i+1 for pick i.
+    #[command(allow_hyphen_values = true)]
     Trace(trace::TraceArgs),
     /// Print the share link of a scenario.
+    #[command(allow_hyphen_values = true)]
     Url(run::UrlArgs),
     /// Run a scenario across a range of one parameter, on all cores.
+    #[command(allow_hyphen_values = true)]
     Sweep(sweep::SweepArgs),
 }
 

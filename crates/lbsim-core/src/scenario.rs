@@ -469,10 +469,15 @@ impl Scenario {
         })
     }
 
-    /// Checks every field against the table and the fields against each
-    /// other (one speed per server, and so on). Scenarios read from JSON
-    /// come through here; `set` already checked single fields.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
+    /// Checks every field alone against the table, as `set` would have,
+    /// but not the fields against each other: a scenario read from JSON
+    /// before other sources complete it (the CLI lays a file under flags).
+    pub fn check_fields(&self) -> Result<(), ScenarioError> {
+        // Names one by one: their text form joins them with commas, so a
+        // name with a comma, or an empty one, would come back as others.
+        if let Some(name) = self.names.iter().find(|n| !valid_name(n)) {
+            return Err(table("names").error(name));
+        }
         // Re-parsing each field's text form runs the very checks `set` runs,
         // so the table stays the only place ranges live.
         let mut probe = Scenario::default();
@@ -481,6 +486,14 @@ impl Scenario {
                 probe.set(f.key, &text)?;
             }
         }
+        Ok(())
+    }
+
+    /// Checks every field against the table and the fields against each
+    /// other (one speed per server, and so on). Scenarios read from JSON
+    /// come through here; `set` already checked single fields.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.check_fields()?;
         if self.algorithms.is_empty() {
             return Err(table("algorithms").error(""));
         }

@@ -3,8 +3,9 @@
 //! `#v=1&slow-share=0.2&zipf=1.2&seed=7`. Keys are the CLI flag names.
 //!
 //! Decoding is lenient, as the page needs: an unknown key or a bad value is
-//! reported and falls back to that key's default while the rest applies.
-//! The CLI is strict: it turns any reported problem into an error.
+//! reported and falls back to that key's default while the rest applies; a
+//! key given twice is reported and its later value applies. The CLI is
+//! strict: it turns any reported problem into an error.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -69,12 +70,27 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The link's `key=value` pairs, percent-decoded, in order.
-fn pairs(link: &str) -> impl Iterator<Item = (String, String)> + '_ {
-    fragment(link).split('&').filter(|p| !p.is_empty()).map(|pair| match pair.split_once('=') {
-        Some((k, v)) => (percent_decode(k), percent_decode(v)),
-        None => (percent_decode(pair), String::new()),
+/// The link's `key=value` pairs, percent-decoded, in order, each with
+/// whether its key came earlier in the link.
+fn pairs(link: &str) -> impl Iterator<Item = (String, String, bool)> + '_ {
+    let mut seen: Vec<String> = Vec::new();
+    fragment(link).split('&').filter(|p| !p.is_empty()).map(move |pair| {
+        let (key, value) = match pair.split_once('=') {
+            Some((k, v)) => (percent_decode(k), percent_decode(v)),
+            None => (percent_decode(pair), String::new()),
+        };
+        let repeated = seen.contains(&key);
+        if !repeated {
+            seen.push(key.clone());
+        }
+        (key, value, repeated)
     })
+}
+
+/// A key the link gives twice: refused by the strict reader, a notice for
+/// the lenient one (where the later value still applies).
+fn repeated(key: String, value: String) -> ScenarioError {
+    ScenarioError { field: key, value, allowed: "one value per key (the link gives this key twice)".into() }
 }
 
 /// Applies one pair: the version must be ours; any other key is a field.
@@ -97,14 +113,24 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
 /// name keep their values (the CLI lays a link over a preset or a file);
 /// fields that disagree with each other are left to `Scenario::validate`.
 pub fn apply_strict(scenario: &mut Scenario, link: &str) -> Result<(), ScenarioError> {
-    pairs(link).try_for_each(|(key, value)| apply_pair(scenario, key, value))
+    pairs(link).try_for_each(|(key, value, again)| {
+        if again {
+            return Err(repeated(key, value));
+        }
+        apply_pair(scenario, key, value)
+    })
 }
 
 /// Decodes a share link (a full URL or just its fragment), leniently.
 pub fn decode(link: &str) -> Decoded {
     let mut scenario = Scenario::default();
-    let mut problems: Vec<ScenarioError> =
-        pairs(link).filter_map(|(key, value)| apply_pair(&mut scenario, key, value).err()).collect();
+    let mut problems = Vec::new();
+    for (key, value, again) in pairs(link) {
+        if again {
+            problems.push(repeated(key.clone(), value.clone()));
+        }
+        problems.extend(apply_pair(&mut scenario, key, value).err());
+    }
     // Fields that are fine alone but not together (one speed per server):
     // report the field and fall back to its default, until all agree.
     let defaults = Scenario::default();
@@ -169,6 +195,16 @@ mod tests {
         assert_eq!(d.problems[0].field, "speeds");
         assert!(d.scenario.speeds.is_empty());
         assert_eq!(d.scenario.servers, 3);
+    }
+
+    #[test]
+    fn a_repeated_key_is_a_notice_and_its_later_value_applies() {
+        let d = decode("v=1&seed=3&seed=4");
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!((d.problems[0].field.as_str(), d.problems[0].value.as_str()), ("seed", "4"));
+        assert_eq!(d.scenario.seed, 4);
+        let e = decode_strict("v=1&seed=3&seed=4").expect_err("strict refuses it");
+        assert_eq!(e.field, "seed");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! implementation's documented sequence, a remapping fraction from theory,
 //! the SPEC's field names, another command's output.
 
+mod edge_inputs_keep_their_meaning;
 mod errors_escape_control_characters;
 mod errors_name_field_value_and_range;
 mod exit_status_follows_the_table_on_broken_streams;
