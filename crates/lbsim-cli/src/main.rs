@@ -19,6 +19,7 @@
 //! exits with status 2.
 
 mod flags;
+mod progress;
 mod remap;
 mod run;
 mod sweep;

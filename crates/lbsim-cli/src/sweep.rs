@@ -1,10 +1,7 @@
 //! `lbsim sweep`: one numeric scenario field across a range, every value
 //! run on all cores, one row per value and algorithm.
 
-use std::io::IsTerminal;
-
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use lbsim_core::scenario::{field_spec, FieldKind, FIELDS};
 use lbsim_core::Scenario;
 use rayon::prelude::*;
@@ -12,7 +9,7 @@ use serde::Serialize;
 
 use crate::flags::Sources;
 use crate::run::{json_line, simulate, Summary, SUMMARY_HEADER};
-use crate::{bad, print, Failure};
+use crate::{bad, print, progress, Failure};
 
 /// Most values one sweep runs.
 const MAX_VALUES: usize = 1000;
@@ -200,17 +197,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
         scenario.validate()?;
         scenarios.push(scenario);
     }
-    let progress = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(scenarios.len() as u64);
-        if let Ok(style) = ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} values, {eta} left")
-        {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar.set_prefix(format!("sweep {}", range.key));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let progress = progress::bar(scenarios.len() as u64, "values", format!("sweep {}", range.key), true);
     // Values and, within each, algorithms run in parallel; rayon shares the
     // cores among them. Each report shrinks to its rows as soon as it is
     // made, so memory holds the rows and the reports still running (a few

@@ -119,6 +119,15 @@ impl KeyBuf {
         self.spilled.extend_from_slice(b);
     }
 
+    /// Keeps the first `len` bytes (all of them if there are fewer).
+    pub fn truncate(&mut self, len: usize) {
+        if self.spilled.is_empty() {
+            self.len = self.len.min(len);
+        } else {
+            self.spilled.truncate(len);
+        }
+    }
+
     /// Appends the decimal digits of `n`.
     pub fn push_u64(&mut self, mut n: u64) {
         let mut digits = [0u8; 20];
@@ -188,6 +197,17 @@ mod tests {
         assert_eq!(k.as_bytes(), want.as_bytes());
         for hash in HashFn::ALL {
             assert_eq!(hash.hash(k.as_bytes()), hash.hash(want.as_bytes()), "{}", hash.id());
+        }
+    }
+
+    #[test]
+    fn truncating_keeps_a_prefix_on_the_stack_or_the_heap() {
+        for stem in ["s1#", &"k".repeat(KEY_BYTES + 5)] {
+            let mut k = KeyBuf::text(stem);
+            k.push_str("first");
+            k.truncate(stem.len());
+            k.push_str("second");
+            assert_eq!(k.as_bytes(), alloc::format!("{stem}second").as_bytes());
         }
     }
 }

@@ -9,6 +9,7 @@ mod errors_name_field_value_and_range;
 mod exit_status_follows_the_table_on_broken_streams;
 mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
+mod remap_streams_its_keys;
 mod run_formats;
 mod scenario_files_are_read_up_to_a_cap;
 mod sweep_keeps_only_rows;
@@ -35,4 +36,21 @@ pub fn json(args: &[&str]) -> serde_json::Value {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
     serde_json::from_str(&stdout(&all)).expect("one JSON document")
+}
+
+/// Runs `lbsim ARGS` under an address-space limit of `kib` KiB (through
+/// `sh`'s `ulimit -v`), with two threads and two malloc arenas so that what
+/// the runtime reserves does not depend on the machine's cores.
+#[cfg(target_os = "linux")]
+pub fn under_memory_limit(kib: u64, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(r#"ulimit -v {kib} && exec "$@""#))
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_lbsim"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", "2")
+        .env("MALLOC_ARENA_MAX", "2")
+        .output()
+        .expect("sh runs")
 }

@@ -7,19 +7,20 @@
 #[cfg(target_os = "linux")]
 #[test]
 fn sweep_memory_does_not_grow_with_the_number_of_values() {
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -v 150000 && exec "$@""#)
-        .arg("sh")
-        .arg(env!("CARGO_BIN_EXE_lbsim"))
-        .args(["sweep", "--param", "seed=0..499:1", "--servers", "1024", "--requests", "1"])
-        .args(["--algorithms", "round-robin"])
-        // A fixed number of threads and malloc arenas, so the address space
-        // the runtime reserves does not depend on the machine's cores.
-        .env("RAYON_NUM_THREADS", "2")
-        .env("MALLOC_ARENA_MAX", "2")
-        .output()
-        .expect("sh runs");
+    let out = crate::under_memory_limit(
+        150_000,
+        &[
+            "sweep",
+            "--param",
+            "seed=0..499:1",
+            "--servers",
+            "1024",
+            "--requests",
+            "1",
+            "--algorithms",
+            "round-robin",
+        ],
+    );
     assert!(out.status.success(), "{:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 501, "a header and 500 rows");
 }

@@ -14,18 +14,36 @@ use crate::hash::{HashFn, KeyBuf};
 
 /// The winning server for `key` among `names`.
 pub fn winner<S: AsRef<str>>(key: &[u8], names: &[S], hash: HashFn) -> usize {
+    best(key, names, hash).0
+}
+
+/// The winner for `key` among `names` and its score (the first listed of
+/// equal scores wins).
+pub fn best<S: AsRef<str>>(key: &[u8], names: &[S], hash: HashFn) -> (usize, u64) {
+    // `{key}#` is written once; each name replaces the last one after it.
+    let mut k = KeyBuf::text("");
+    k.push_bytes(key);
+    k.push_str("#");
+    let stem = k.as_bytes().len();
     let mut best = (0, 0u64);
     for (i, name) in names.iter().enumerate() {
-        let mut k = KeyBuf::text("");
-        k.push_bytes(key);
-        k.push_str("#");
+        k.truncate(stem);
         k.push_str(name.as_ref());
-        let score = hash.hash(k.as_bytes());
-        if i == 0 || score > best.1 {
-            best = (i, score);
+        let s = hash.hash(k.as_bytes());
+        if i == 0 || s > best.1 {
+            best = (i, s);
         }
     }
-    best.0
+    best
+}
+
+/// The score of `key` for one server: `hash("{key}#{name}")`.
+pub fn score(key: &[u8], name: &str, hash: HashFn) -> u64 {
+    let mut k = KeyBuf::text("");
+    k.push_bytes(key);
+    k.push_str("#");
+    k.push_str(name);
+    hash.hash(k.as_bytes())
 }
 
 /// Highest random weight.
