@@ -55,10 +55,24 @@ enum Command {
     /// Sources apply in this order, each overriding only the fields it
     /// names: --preset, then --scenario, then --url, then the scenario
     /// flags.
+    ///
+    /// The largest run (1,024 servers, 1,000,000 users, 10,000,000
+    /// requests, every rule) took 56 s of CPU and 660 MB; the default one
+    /// a fraction of a second. On a terminal, long runs show a progress bar
+    /// on stderr.
     #[command(allow_hyphen_values = true)]
     Run(run::RunArgs),
     /// Remap keys when a node joins or leaves: ownership before and after,
     /// and how many keys moved.
+    ///
+    /// Keys are counted on all cores and never stored: memory stays under
+    /// 15 MB at any size. Rendezvous scores every node for every key, so
+    /// its cost grows with keys x nodes; the other schemes with keys alone.
+    /// At the limits (1,024 nodes, 10,000,000 keys, every scheme) a run
+    /// takes about 280 s of CPU, 98% of it rendezvous: about 2.5 to 3.5
+    /// minutes on two cores (measured: 1,000,000 keys took 28 s of CPU).
+    /// Without rendezvous, 10,000,000 keys over 1,024 nodes take 7 s of CPU.
+    /// On a terminal, long runs show a progress bar on stderr.
     #[command(allow_hyphen_values = true)]
     Remap(remap::RemapArgs),
     /// The first picks of a rule on an idle pool (each request completes at

@@ -2,6 +2,7 @@
 //! run on all cores, one row per value and algorithm.
 
 use clap::{Args, ValueEnum};
+use indicatif::ProgressBar;
 use lbsim_core::scenario::{field_spec, FieldKind, FIELDS};
 use lbsim_core::Scenario;
 use rayon::prelude::*;
@@ -205,7 +206,8 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
     let summaries: Vec<Vec<Summary>> = scenarios
         .par_iter()
         .map(|scenario| {
-            let rows = simulate(scenario).map(|report| report.results.iter().map(Summary::from).collect());
+            let rows = simulate(scenario, &ProgressBar::hidden())
+                .map(|report| report.results.iter().map(Summary::from).collect());
             progress.inc(1);
             rows
         })
