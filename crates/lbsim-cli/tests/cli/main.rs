@@ -7,6 +7,10 @@ mod edge_inputs_keep_their_meaning;
 mod errors_escape_control_characters;
 mod errors_name_field_value_and_range;
 mod exit_status_follows_the_table_on_broken_streams;
+// The generators are the core's fuzz harness, shared.
+#[path = "../../../lbsim-core/tests/fuzz/mod.rs"]
+mod fuzz;
+mod fuzz_the_binary;
 mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
 mod remap_streams_its_keys;
