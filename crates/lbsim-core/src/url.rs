@@ -10,7 +10,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::scenario::{Scenario, ScenarioError, FIELDS};
+use crate::scenario::{field_spec, Scenario, ScenarioError, FIELDS};
 
 /// The fragment format version.
 pub const VERSION: &str = "1";
@@ -125,23 +125,49 @@ pub fn apply_strict(scenario: &mut Scenario, link: &str) -> Result<(), ScenarioE
 pub fn decode(link: &str) -> Decoded {
     let mut scenario = Scenario::default();
     let mut problems = Vec::new();
+    // The table's keys the link set, in the order they last applied.
+    let mut applied: Vec<&'static str> = Vec::new();
     for (key, value, again) in pairs(link) {
         if again {
             problems.push(repeated(key.clone(), value.clone()));
         }
-        problems.extend(apply_pair(&mut scenario, key, value).err());
+        match apply_pair(&mut scenario, key.clone(), value) {
+            Ok(()) => {
+                if let Some(field) = FIELDS.iter().find(|f| f.key == key) {
+                    applied.retain(|k| *k != field.key);
+                    applied.push(field.key);
+                }
+            }
+            Err(e) => problems.push(e),
+        }
     }
     // Fields that are fine alone but not together (one speed per server):
-    // report the field and fall back to its default, until all agree.
+    // report the field and fall back to its default, until all agree. When
+    // the field named is at its default already (a ring too large for the
+    // servers and copies the link asks for), the link's own fields fall
+    // back instead, the last one first.
     let defaults = Scenario::default();
-    for _ in 0..FIELDS.len() {
+    // Each round moves a field to its default for good or drops one of the
+    // link's keys from the candidates, so twice the fields bound the
+    // rounds; whatever still disagrees after them falls back whole.
+    for _ in 0..2 * FIELDS.len() {
         let Err(e) = scenario.validate() else { break };
-        match defaults.get(&e.field) {
-            Some(default) => {
-                let _ = scenario.set(&e.field, &default);
+        let named = defaults.get(&e.field);
+        if scenario.get(&e.field) != named && field_spec(&e.field).is_some() {
+            let _ = scenario.set(&e.field, &named.unwrap_or_default());
+            problems.push(e);
+        } else if let Some(key) = applied.pop() {
+            let value = scenario.get(key).unwrap_or_default();
+            if value != defaults.get(key).unwrap_or_default() {
+                let _ = scenario.set(key, &defaults.get(key).unwrap_or_default());
+                problems.push(ScenarioError { field: key.to_string(), value, allowed: e.allowed });
             }
-            None => scenario = defaults.clone(),
+        } else {
+            break;
         }
+    }
+    if let Err(e) = scenario.validate() {
+        scenario = defaults;
         problems.push(e);
     }
     Decoded { scenario, problems }
@@ -205,6 +231,19 @@ mod tests {
         assert_eq!(d.scenario.seed, 4);
         let e = decode_strict("v=1&seed=3&seed=4").expect_err("strict refuses it");
         assert_eq!(e.field, "seed");
+    }
+
+    /// Found by the fuzz harness: the ring limit names `vnodes`, which the
+    /// link left at its default; falling back to that default changed
+    /// nothing and the page got a scenario it could not run.
+    #[test]
+    fn a_ring_too_large_for_the_link_falls_back_to_a_valid_scenario() {
+        let d = decode("servers=570&balancers=46");
+        assert!(d.scenario.validate().is_ok(), "{:?}", d.scenario.validate());
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!((d.problems[0].field.as_str(), d.problems[0].value.as_str()), ("balancers", "46"));
+        assert!(d.problems[0].allowed.contains("ring points"));
+        assert_eq!(d.scenario.servers, 570, "the rest of the link still applies");
     }
 
     #[test]
