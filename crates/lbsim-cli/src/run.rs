@@ -209,6 +209,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 }
 
 pub fn url(args: &UrlArgs) -> Result<(), Failure> {
+    // The base is printed as given: no control character may ride along.
+    if args.base.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(crate::bad("base", &args.base, "a URL without spaces or control characters"));
+    }
     let scenario = args.sources.scenario()?;
     print(&(url::share_url(&args.base, &scenario) + "\n"))
 }

@@ -43,3 +43,9 @@ fn scenario_files_and_their_contents_are_escaped() {
     std::fs::write(&file, "{\"\x1b[31mcolour\": 1}").expect("a file");
     escaped_error(&["run", "--scenario", file.to_str().expect("UTF-8")]);
 }
+
+#[test]
+fn a_link_base_with_control_characters_is_refused_not_printed() {
+    let message = escaped_error(&["url", "--base", "http://x/\x1b[2J"]);
+    assert!(message.contains(r"base: 'http://x/\u{1b}[2J'"), "{message}");
+}
