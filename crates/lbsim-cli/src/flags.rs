@@ -179,24 +179,49 @@ impl Sources {
     }
 }
 
+/// Most bytes a scenario file may have. A full one (1,024 names, speeds
+/// and weights) is under 64 KiB; the cap keeps `--scenario /dev/zero` or a
+/// log file from filling memory before the parser can object.
+pub const MAX_SCENARIO_BYTES: u64 = 256 * 1024;
+
+/// Reads at most [`MAX_SCENARIO_BYTES`] of a scenario file; more is an error.
+fn read_capped(source: impl Read, shown: &str) -> Result<String, Failure> {
+    let unreadable = |e: std::io::Error| bad("scenario", shown, format!("a readable JSON scenario ({e})"));
+    let mut bytes = Vec::new();
+    source.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(bad(
+            "scenario",
+            shown,
+            format!(
+                "a JSON scenario of at most {} KiB ({MAX_SCENARIO_BYTES} bytes)",
+                MAX_SCENARIO_BYTES / 1024
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| bad("scenario", shown, format!("a JSON scenario in UTF-8 ({e})")))
+}
+
 /// A scenario file: the scenario and the fields it names.
 fn read_scenario_file(path: &PathBuf) -> Result<(Scenario, BTreeSet<&'static str>), Failure> {
     let shown = path.display().to_string();
     let text = if shown == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| bad("scenario", "-", format!("a readable JSON scenario on stdin ({e})")))?;
-        text
+        read_capped(std::io::stdin().lock(), &shown)?
     } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| bad("scenario", &shown, format!("a readable JSON scenario file ({e})")))?
+        let file = std::fs::File::open(path)
+            .map_err(|e| bad("scenario", &shown, format!("a readable JSON scenario file ({e})")))?;
+        read_capped(file, &shown)?
     };
     let invalid = |e: serde_json::Error| {
         bad("scenario", &shown, format!("a JSON object with the scenario's kebab-case fields ({e})"))
     };
-    let scenario: Scenario = serde_json::from_str(&text).map_err(invalid)?;
-    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).map_err(invalid)?;
+    // Editors on Windows may start UTF-8 files with a byte order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let scenario: Scenario = serde_json::from_str(text).map_err(invalid)?;
+    // Each field alone, before other sources are laid over it: a name with
+    // a comma must not become two names on the way.
+    scenario.check_fields()?;
+    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).map_err(invalid)?;
     let keys = object.keys().filter_map(|k| field_spec(k)).map(|f| f.key).collect();
     Ok((scenario, keys))
 }

@@ -19,6 +19,7 @@
 //! exits with status 2.
 
 mod flags;
+mod progress;
 mod remap;
 mod run;
 mod sweep;
@@ -28,14 +29,15 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use lbsim_core::scenario::Unprintable;
 use lbsim_core::ScenarioError;
 
 /// Which server gets your request? Load-balancing rules side by side, from
 /// one request stream.
 ///
 /// Exit status: 0 on success, 2 for bad input (a usage error, a value out of
-/// range, an unreadable or malformed scenario file or link), 1 when the
-/// output cannot be written.
+/// range, an unreadable, malformed or oversized scenario file or link), 1
+/// when the output cannot be written (full, closed or failing).
 #[derive(Parser)]
 #[command(name = "lbsim", version, about, long_about, max_term_width = 110)]
 struct Cli {
@@ -43,6 +45,9 @@ struct Cli {
     command: Command,
 }
 
+/// Every subcommand takes values that start with `-` (`--names -a,b`,
+/// `--key-format -{i}`, `--seed -1`), so a value reaches the check that
+/// names its field instead of being taken for a flag.
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario and print each algorithm's latency and balance.
@@ -50,16 +55,35 @@ enum Command {
     /// Sources apply in this order, each overriding only the fields it
     /// names: --preset, then --scenario, then --url, then the scenario
     /// flags.
+    ///
+    /// The largest run (1,024 servers, 1,000,000 users, 10,000,000
+    /// requests, every rule) took 56 s of CPU and 660 MB; the default one
+    /// a fraction of a second. On a terminal, long runs show a progress bar
+    /// on stderr.
+    #[command(allow_hyphen_values = true)]
     Run(run::RunArgs),
     /// Remap keys when a node joins or leaves: ownership before and after,
     /// and how many keys moved.
+    ///
+    /// Keys are counted on all cores and never stored: memory stays under
+    /// 15 MB at any size. Rendezvous scores every node for every key, so
+    /// its cost grows with keys x nodes; the other schemes with keys alone.
+    /// At the limits (1,024 nodes, 10,000,000 keys, every scheme) a run
+    /// takes about 280 s of CPU, 98% of it rendezvous: about 2.5 to 3.5
+    /// minutes on two cores (measured: 1,000,000 keys took 28 s of CPU).
+    /// Without rendezvous, 10,000,000 keys over 1,024 nodes take 7 s of CPU.
+    /// On a terminal, long runs show a progress bar on stderr.
+    #[command(allow_hyphen_values = true)]
     Remap(remap::RemapArgs),
     /// The first picks of a rule on an idle pool (each request completes at
     /// once), user i+1 for pick i.
+    #[command(allow_hyphen_values = true)]
     Trace(trace::TraceArgs),
     /// Print the share link of a scenario.
+    #[command(allow_hyphen_values = true)]
     Url(run::UrlArgs),
     /// Run a scenario across a range of one parameter, on all cores.
+    #[command(allow_hyphen_values = true)]
     Sweep(sweep::SweepArgs),
 }
 
@@ -91,6 +115,7 @@ fn bad(field: &str, value: &str, allowed: impl Into<String>) -> Failure {
 
 /// Writes `text` to standard output in one go.
 fn print(text: &str) -> Result<(), Failure> {
+    stdout_open()?;
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
@@ -98,7 +123,7 @@ fn print(text: &str) -> Result<(), Failure> {
 }
 
 /// clap's own message on one line: the error and its hints, without the
-/// usage block.
+/// usage block, with what it echoes of the input escaped.
 fn one_line(error: &clap::Error) -> String {
     let rendered = error.render().to_string();
     let parts: Vec<&str> = rendered
@@ -109,40 +134,73 @@ fn one_line(error: &clap::Error) -> String {
         .collect();
     let line = parts.join("; ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
-    format!("{line}; see --help")
+    format!("{}; see --help", Unprintable(line))
+}
+
+/// Rust's runtime puts `/dev/null`, opened read-write, in place of a
+/// standard output that was closed (`lbsim run >&-`): every write then
+/// succeeds and the output is lost. Linux's `/proc` tells that stand-in
+/// from a `>/dev/null` someone chose, which is write-only.
+#[cfg(target_os = "linux")]
+fn stdout_open() -> io::Result<()> {
+    let null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p.as_os_str() == "/dev/null");
+    let read_write = std::fs::read_to_string("/proc/self/fdinfo/1")
+        .ok()
+        .and_then(|info| {
+            let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+            u32::from_str_radix(flags.trim(), 8).ok()
+        })
+        .is_some_and(|flags| flags & 0o3 == 0o2);
+    if null && read_write {
+        Err(io::Error::other("standard output is closed"))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stdout_open() -> io::Result<()> {
+    Ok(())
+}
+
+/// One line on standard error. When even that cannot be written there is
+/// no one left to tell, and the exit status still says what happened.
+fn complain(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "lbsim: {message}");
+}
+
+/// The exit status of the README's table, with the message it owes.
+fn exit_status(result: Result<(), Failure>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(message)) => {
+            complain(&message);
+            ExitCode::from(2)
+        }
+        // A closed pipe (`lbsim run | head`) is the reader's choice, not a failure.
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Output(e)) => {
+            complain(&format!("cannot write the output: {e}"));
+            ExitCode::from(1)
+        }
+    }
 }
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
-            // --help and --version: print as clap does, succeed.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // --help and --version: print as clap does; they are output too.
+            let printed = stdout_open().and_then(|()| e.print()).and_then(|()| io::stdout().flush());
+            return exit_status(printed.map_err(Failure::Output));
         }
-        Err(e) => {
-            eprintln!("lbsim: {}", one_line(&e));
-            return ExitCode::from(2);
-        }
+        Err(e) => return exit_status(Err(Failure::Input(one_line(&e)))),
     };
-    let result = match cli.command {
+    exit_status(match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Remap(args) => remap::remap(&args),
         Command::Trace(args) => trace::trace(&args),
         Command::Url(args) => run::url(&args),
         Command::Sweep(args) => sweep::sweep(&args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Input(message)) => {
-            eprintln!("lbsim: {message}");
-            ExitCode::from(2)
-        }
-        // A closed pipe (`lbsim run | head`) is the reader's choice, not a failure.
-        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(Failure::Output(e)) => {
-            eprintln!("lbsim: cannot write the output: {e}");
-            ExitCode::from(1)
-        }
-    }
+    })
 }

@@ -3,13 +3,16 @@
 //! line each, which is what the scale-out lesson compares).
 
 use clap::{Args, ValueEnum};
+use indicatif::ProgressBar;
+use lbsim_core::cost::{self, Work};
 use lbsim_core::hash::HashFn;
 use lbsim_core::presets::PRESETS;
-use lbsim_core::remap::{self, Change, Remap, RemapReport, Scheme};
+use lbsim_core::remap::{self, Change, Plan, Remap, RemapReport, Scheme};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::run::json_line;
-use crate::{bad, print, Failure};
+use crate::{bad, print, progress, Failure};
 
 /// Output formats of `lbsim remap` and `lbsim trace`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -251,13 +254,36 @@ fn schemes_table(remap: &Remap, reports: &[(Scheme, RemapReport)]) -> String {
     out
 }
 
+/// Keys one core counts at a time; the progress bar moves per slice.
+const SLICE: u64 = 1 << 14;
+
+/// One scheme's experiment with its keys counted in slices on all cores:
+/// nothing is kept per key, so memory does not grow with the keys.
+fn counted(experiment: &Remap, progress: &ProgressBar) -> Result<RemapReport, Failure> {
+    let plan = Plan::new(experiment)?;
+    let tally = (0..experiment.keys.div_ceil(SLICE))
+        .into_par_iter()
+        .map(|slice| {
+            let tally = plan.tally(slice * SLICE..((slice + 1) * SLICE).min(experiment.keys));
+            progress.inc(tally.keys());
+            tally
+        })
+        .reduce(|| plan.empty(), |a, b| a.merge(&b));
+    Ok(plan.report(tally))
+}
+
 pub fn remap(args: &RemapArgs) -> Result<(), Failure> {
     let (base, schemes) = experiment(args)?;
+    let experiments: Vec<Remap> = schemes.iter().map(|&scheme| Remap { scheme, ..base.clone() }).collect();
+    let work = experiments.iter().fold(Work::default(), |w, e| w + cost::remap(e));
+    let total = base.keys * schemes.len() as u64;
+    let progress = progress::bar(total, "keys", "remap".to_string(), work.is_long());
     let mut reports = Vec::new();
-    for scheme in &schemes {
-        let experiment = Remap { scheme: *scheme, ..base.clone() };
-        reports.push((*scheme, remap::remap(&experiment)?));
+    for experiment in &experiments {
+        progress.set_prefix(format!("remap {}", experiment.scheme.id()));
+        reports.push((experiment.scheme, counted(experiment, &progress)?));
     }
+    progress.finish_and_clear();
     let text = match (args.format, reports.as_slice()) {
         (TableOrJson::Table, [(scheme, report)]) => one_table(&Remap { scheme: *scheme, ..base }, report),
         (TableOrJson::Table, _) => schemes_table(&base, &reports),

@@ -2,13 +2,15 @@
 //! results table, as the whole report in JSON, or as CSV; or its share link.
 
 use clap::{Args, ValueEnum};
+use indicatif::ProgressBar;
+use lbsim_core::cost;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{url, Prepared, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::flags::Sources;
-use crate::{print, Failure};
+use crate::{print, progress, Failure};
 
 /// Output formats of `lbsim run`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -46,9 +48,18 @@ pub struct UrlArgs {
 /// Runs a scenario as `engine::run` does, with its algorithms spread over
 /// the cores: one workload, drawn once and shared. Common random numbers
 /// make the report identical to a sequential run.
-pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
+pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, ScenarioError> {
     let prepared = Prepared::new(scenario)?;
-    let results = prepared.scenario().algorithms.par_iter().map(|&a| prepared.run_one(a)).collect();
+    let results = prepared
+        .scenario()
+        .algorithms
+        .par_iter()
+        .map(|&a| {
+            let result = prepared.run_one(a);
+            progress.inc(1);
+            result
+        })
+        .collect();
     Ok(prepared.report(results))
 }
 
@@ -104,7 +115,11 @@ pub fn json_line(value: &impl Serialize) -> Result<String, Failure> {
 
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let preset = args.sources.preset()?;
-    let report = simulate(&args.sources.scenario()?)?;
+    let scenario = args.sources.scenario()?;
+    let rules = scenario.algorithms.len() as u64;
+    let progress = progress::bar(rules, "rules", "run".to_string(), cost::run(&scenario).is_long());
+    let report = simulate(&scenario, &progress)?;
+    progress.finish_and_clear();
     let text = match args.format {
         RunFormat::Table => table(&report, preset.map(|p| p.lesson)),
         RunFormat::Json => json_line(&report)?,
@@ -114,6 +129,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 }
 
 pub fn url(args: &UrlArgs) -> Result<(), Failure> {
+    // The base is printed as given: no control character may ride along.
+    if args.base.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(crate::bad("base", &args.base, "a URL without spaces or control characters"));
+    }
     let scenario = args.sources.scenario()?;
     print(&(url::share_url(&args.base, &scenario) + "\n"))
 }
@@ -138,9 +157,10 @@ mod tests {
             scenario.requests = scenario.requests.min(3000);
             let sequential =
                 serde_json::to_string(&engine::run(&scenario).expect("a valid scenario")).expect("json");
-            let parallel =
-                serde_json::to_string(&pool.install(|| simulate(&scenario)).expect("a valid scenario"))
-                    .expect("json");
+            let parallel = serde_json::to_string(
+                &pool.install(|| simulate(&scenario, &ProgressBar::hidden())).expect("a valid scenario"),
+            )
+            .expect("json");
             assert_eq!(parallel, sequential);
         }
     }

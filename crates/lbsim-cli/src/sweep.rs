@@ -1,18 +1,16 @@
 //! `lbsim sweep`: one numeric scenario field across a range, every value
 //! run on all cores, one row per value and algorithm.
 
-use std::io::IsTerminal;
-
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use lbsim_core::scenario::{field_spec, FieldKind, FIELDS};
-use lbsim_core::{Report, Scenario};
+use lbsim_core::Scenario;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::flags::Sources;
 use crate::run::{json_line, simulate, Summary, SUMMARY_HEADER};
-use crate::{bad, print, Failure};
+use crate::{bad, print, progress, Failure};
 
 /// Most values one sweep runs.
 const MAX_VALUES: usize = 1000;
@@ -58,12 +56,72 @@ struct Range {
     values: Vec<String>,
 }
 
-/// Digits after the decimal point of a number as written (`0.05` has 2,
-/// `5e-3` has 3), at most 15.
-fn decimals(text: &str) -> usize {
-    let (mantissa, exponent) = text.split_once(['e', 'E']).unwrap_or((text, "0"));
-    let fraction = mantissa.split_once('.').map_or(0, |(_, d)| d.len()) as i64;
-    (fraction - exponent.parse::<i64>().unwrap_or(0)).clamp(0, 15) as usize
+/// Most decimal places a sweep's numbers may have.
+const MAX_PLACES: u32 = 30;
+
+/// A number exactly as written: `digits x 10^-places`. The values of a
+/// range are counted and written in decimal, so `0..1:0.1` ends at `1`
+/// and no value is one the user did not write (binary `a + i x step`
+/// drifts: `0..5:2.50000000001` would end past 5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Decimal {
+    digits: i128,
+    places: u32,
+}
+
+impl Decimal {
+    /// `12`, `-0.05`, `+.5`, `5e-3`; `None` past [`MAX_PLACES`] places or 38 digits.
+    fn parse(text: &str) -> Option<Decimal> {
+        let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i64>().ok()?),
+            None => (text, 0),
+        };
+        let (negative, mantissa) = match mantissa.strip_prefix('-') {
+            Some(m) => (true, m),
+            None => (false, mantissa.strip_prefix('+').unwrap_or(mantissa)),
+        };
+        let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let fraction = fraction.trim_end_matches('0');
+        let written = whole.bytes().chain(fraction.bytes());
+        if (whole.is_empty() && fraction.is_empty()) || !written.clone().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let mut digits: i128 = 0;
+        for b in written {
+            digits = digits.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
+        }
+        let shift = exponent.checked_sub(fraction.len() as i64)?;
+        let (digits, places) = if shift >= 0 {
+            (digits.checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)?, 0)
+        } else {
+            (digits, u32::try_from(-shift).ok()?)
+        };
+        let digits = if negative { -digits } else { digits };
+        (places <= MAX_PLACES).then_some(Decimal { digits, places })
+    }
+
+    /// The digits at `places` decimal places (at least its own).
+    fn at(self, places: u32) -> Option<i128> {
+        self.digits.checked_mul(10i128.checked_pow(places - self.places)?)
+    }
+}
+
+/// `digits x 10^-places` written out, without trailing zeros: `0.5`, `2`.
+fn decimal_text(digits: i128, places: u32) -> String {
+    let sign = if digits < 0 { "-" } else { "" };
+    let text = digits.unsigned_abs().to_string();
+    let places = places as usize;
+    if places == 0 {
+        return format!("{sign}{text}");
+    }
+    let padded = format!("{text:0>width$}", width = places + 1);
+    let (whole, fraction) = padded.split_at(padded.len() - places);
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{fraction}")
+    }
 }
 
 fn parse_range(spec: &str) -> Result<Range, Failure> {
@@ -85,37 +143,34 @@ fn parse_range(spec: &str) -> Result<Range, Failure> {
     let mut probe = Scenario::default();
     probe.set(field.key, from)?;
     probe.set(field.key, to)?;
-    let number = |text: &str| text.parse::<f64>().ok().filter(|x| x.is_finite());
-    let (Some(a), Some(b)) = (number(from), number(to)) else {
-        return Err(bad("param", spec, shape));
+    let exact = format!("numbers of at most {MAX_PLACES} decimal places and 38 digits");
+    let (Some(a), Some(b)) = (Decimal::parse(from), Decimal::parse(to)) else {
+        return Err(bad("param", spec, exact));
     };
     let whole_step = "a step above 0, a whole number for an integer field";
-    let step_value = number(step)
-        .filter(|s| *s > 0.0 && (field.kind == FieldKind::Real || s.fract() == 0.0))
+    let s = Decimal::parse(step)
+        .filter(|s| s.digits > 0 && (field.kind == FieldKind::Real || s.places == 0))
         .ok_or_else(|| bad("param", step, whole_step))?;
+    let places = a.places.max(b.places).max(s.places);
+    let (Some(a), Some(b), Some(s)) = (a.at(places), b.at(places), s.at(places)) else {
+        return Err(bad("param", spec, exact));
+    };
     if b < a {
         return Err(bad("param", spec, "FROM at most TO"));
     }
-    // A small tolerance so that 0..1:0.1 reaches 1 despite binary fractions.
-    let count = ((b - a) / step_value * (1.0 + 1e-9) + 1e-9).floor() + 1.0;
-    if count > MAX_VALUES as f64 {
+    let count = (b - a) / s + 1;
+    if count > MAX_VALUES as i128 {
         return Err(bad("param", spec, format!("at most {MAX_VALUES} values (this range has {count})")));
     }
-    let places = decimals(from).max(decimals(step));
-    let values = (0..count as usize)
-        .map(|i| format!("{:.*}", places, a + i as f64 * step_value))
-        .map(|text| if field.kind == FieldKind::Integer { text } else { trim_zeros(&text) })
-        .collect();
-    Ok(Range { key: field.key, values })
-}
-
-/// `0.50` as `0.5`, `2.00` as `2`.
-fn trim_zeros(text: &str) -> String {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text.to_string()
+    let values: Vec<String> = (0..count).map(|i| decimal_text(a + i * s, places)).collect();
+    // Values closer than a double can tell apart would run one scenario twice.
+    let same = values.windows(2).find(|w| w[0].parse::<f64>().ok() == w[1].parse::<f64>().ok());
+    if let Some(pair) = same {
+        let allowed =
+            format!("a step a double can resolve ({} and {} are the same number)", pair[0], pair[1]);
+        return Err(bad("param", step, allowed));
     }
+    Ok(Range { key: field.key, values })
 }
 
 /// A sweep row: the value, then the algorithm's summary.
@@ -143,40 +198,35 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
         scenario.validate()?;
         scenarios.push(scenario);
     }
-    let progress = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(scenarios.len() as u64);
-        if let Ok(style) = ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} values, {eta} left")
-        {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar.set_prefix(format!("sweep {}", range.key));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let progress = progress::bar(scenarios.len() as u64, "values", format!("sweep {}", range.key), true);
     // Values and, within each, algorithms run in parallel; rayon shares the
-    // cores among them.
-    let reports: Vec<Report> = scenarios
+    // cores among them. Each report shrinks to its rows as soon as it is
+    // made, so memory holds the rows and the reports still running (a few
+    // per core), however many values the sweep has.
+    let summaries: Vec<Vec<Summary>> = scenarios
         .par_iter()
         .map(|scenario| {
-            let report = simulate(scenario);
+            let rows = simulate(scenario, &ProgressBar::hidden())
+                .map(|report| report.results.iter().map(Summary::from).collect());
             progress.inc(1);
-            report
+            rows
         })
         .collect::<Result<_, _>>()?;
     progress.finish_and_clear();
-    let mut rows = Vec::new();
-    for (text, report) in range.values.iter().zip(&reports) {
-        let value: serde_json::Value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
-        rows.extend(report.results.iter().map(|r| Row { value: value.clone(), summary: Summary::from(r) }));
-    }
     let text = match args.format {
-        SweepFormat::Json => json_line(&SweepReport { param: range.key, rows })?,
+        SweepFormat::Json => {
+            let mut rows = Vec::new();
+            for (text, summaries) in range.values.iter().zip(summaries) {
+                let value: serde_json::Value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+                rows.extend(summaries.into_iter().map(|summary| Row { value: value.clone(), summary }));
+            }
+            json_line(&SweepReport { param: range.key, rows })?
+        }
         SweepFormat::Csv => {
             let mut out = format!("{},{SUMMARY_HEADER}\n", range.key);
-            for (text, report) in range.values.iter().zip(&reports) {
-                for r in &report.results {
-                    out += &format!("{text},{}\n", Summary::from(r).csv());
+            for (text, summaries) in range.values.iter().zip(&summaries) {
+                for summary in summaries {
+                    out += &format!("{text},{}\n", summary.csv());
                 }
             }
             out
@@ -199,5 +249,47 @@ mod tests {
         assert_eq!(r.values, ["0.5", "0.55", "0.6"]);
         let r = parse_range("zipf=1..1.002:1e-3").expect("a range");
         assert_eq!(r.values, ["1", "1.001", "1.002"]);
+        let r = parse_range("seed=9007199254740989..9007199254740991:1").expect("a range");
+        assert_eq!(r.values, ["9007199254740989", "9007199254740990", "9007199254740991"]);
+    }
+
+    #[test]
+    fn a_step_never_overshoots_to_a_value_not_written() {
+        let r = parse_range("zipf=0..5:2.50000000001").expect("a range");
+        assert_eq!(r.values, ["0", "2.50000000001"]);
+        let r = parse_range("slow-share=0..1:0.3").expect("a range");
+        assert_eq!(r.values, ["0", "0.3", "0.6", "0.9"]);
+    }
+
+    #[test]
+    fn fine_steps_are_written_in_full_not_rounded() {
+        let r = parse_range("slow-share=0..1e-16:1e-17").expect("a range");
+        assert_eq!(r.values.len(), 11);
+        assert_eq!(r.values[1], "0.00000000000000001");
+        assert_eq!(r.values[10], "0.0000000000000001");
+    }
+
+    #[test]
+    fn steps_finer_than_a_double_are_refused() {
+        let Err(Failure::Input(message)) = parse_range("zipf=1..1.000000000000001:1e-16") else {
+            panic!("a step a double cannot resolve was accepted");
+        };
+        assert!(message.contains("are the same number"), "{message}");
+    }
+
+    #[test]
+    fn decimals_parse_as_written() {
+        let d = |text| Decimal::parse(text).map(|d| (d.digits, d.places));
+        assert_eq!(d("0.050"), Some((5, 2)));
+        assert_eq!(d("+.5"), Some((5, 1)));
+        assert_eq!(d("5e-3"), Some((5, 3)));
+        assert_eq!(d("12e2"), Some((1200, 0)));
+        assert_eq!(d("-1.5"), Some((-15, 1)));
+        assert_eq!(d("1e-31"), None);
+        assert_eq!(d("1e39"), None);
+        assert_eq!(d("."), None);
+        assert_eq!(d("1_0"), None);
+        assert_eq!(decimal_text(5, 3), "0.005");
+        assert_eq!(decimal_text(-1200, 2), "-12");
     }
 }

@@ -2,6 +2,7 @@
 //! seed 0. xxHash and CRC-32 come from their well-kept crates; FNV-1a is
 //! four lines and is what the article's lab uses.
 
+use alloc::vec::Vec;
 use core::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -69,15 +70,20 @@ pub fn fnv1a32(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0x811c_9dc5, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
 }
 
-/// Longest key a [`KeyBuf`] holds: a 64-byte remapping key pattern with its
-/// index, `#` and a 32-byte server name fit.
+/// Bytes a [`KeyBuf`] holds on the stack: every key the simulator itself
+/// makes (`user-{id}`, `{name}#{i}`, `{name}#skip`) fits. A longer key (a
+/// remapping pattern with many `{i}`, plus `#` and a node name) moves to
+/// the heap and is still hashed whole: no result depends on this size.
 pub const KEY_BYTES: usize = 128;
 
-/// A key such as `user-42` or `s1#7` written into a stack buffer, so the hot
-/// path hashes without allocating.
+/// A key such as `user-42` or `s1#7`, written into a stack buffer so the
+/// hot path hashes without allocating; past [`KEY_BYTES`] it spills to the
+/// heap rather than losing bytes.
 pub struct KeyBuf {
     bytes: [u8; KEY_BYTES],
     len: usize,
+    /// The whole key once it outgrew `bytes` (empty until then).
+    spilled: Vec<u8>,
 }
 
 impl KeyBuf {
@@ -90,18 +96,35 @@ impl KeyBuf {
 
     /// Just `text`.
     pub fn text(text: &str) -> KeyBuf {
-        let mut key = KeyBuf { bytes: [0; KEY_BYTES], len: 0 };
+        let mut key = KeyBuf { bytes: [0; KEY_BYTES], len: 0, spilled: Vec::new() };
         key.push_str(text);
         key
     }
 
-    /// Appends text (truncated at `KEY_BYTES`, which no valid key reaches).
+    /// Appends text.
     pub fn push_str(&mut self, s: &str) {
-        for &b in s.as_bytes() {
-            if self.len < self.bytes.len() {
-                self.bytes[self.len] = b;
-                self.len += 1;
-            }
+        self.push_bytes(s.as_bytes());
+    }
+
+    /// Appends bytes, moving the key to the heap when it outgrows the stack.
+    pub fn push_bytes(&mut self, b: &[u8]) {
+        if self.spilled.is_empty() && self.len + b.len() <= KEY_BYTES {
+            self.bytes[self.len..self.len + b.len()].copy_from_slice(b);
+            self.len += b.len();
+            return;
+        }
+        if self.spilled.is_empty() {
+            self.spilled.extend_from_slice(&self.bytes[..self.len]);
+        }
+        self.spilled.extend_from_slice(b);
+    }
+
+    /// Keeps the first `len` bytes (all of them if there are fewer).
+    pub fn truncate(&mut self, len: usize) {
+        if self.spilled.is_empty() {
+            self.len = self.len.min(len);
+        } else {
+            self.spilled.truncate(len);
         }
     }
 
@@ -117,17 +140,16 @@ impl KeyBuf {
                 break;
             }
         }
-        for &d in &digits[i..] {
-            if self.len < self.bytes.len() {
-                self.bytes[self.len] = d;
-                self.len += 1;
-            }
-        }
+        self.push_bytes(&digits[i..]);
     }
 
-    /// The key's bytes.
+    /// The key's bytes, all of them.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
+        if self.spilled.is_empty() {
+            &self.bytes[..self.len]
+        } else {
+            &self.spilled
+        }
     }
 }
 
@@ -163,5 +185,29 @@ mod tests {
         k.push_str("s1#");
         k.push_u64(u64::MAX);
         assert_eq!(k.as_bytes(), b"s1#18446744073709551615");
+    }
+
+    #[test]
+    fn keys_longer_than_the_stack_buffer_are_kept_whole() {
+        let long = "k".repeat(KEY_BYTES - 2);
+        let mut k = KeyBuf::text(&long);
+        k.push_str("#s1");
+        k.push_u64(42);
+        let want = alloc::format!("{long}#s142");
+        assert_eq!(k.as_bytes(), want.as_bytes());
+        for hash in HashFn::ALL {
+            assert_eq!(hash.hash(k.as_bytes()), hash.hash(want.as_bytes()), "{}", hash.id());
+        }
+    }
+
+    #[test]
+    fn truncating_keeps_a_prefix_on_the_stack_or_the_heap() {
+        for stem in ["s1#", &"k".repeat(KEY_BYTES + 5)] {
+            let mut k = KeyBuf::text(stem);
+            k.push_str("first");
+            k.truncate(stem.len());
+            k.push_str("second");
+            assert_eq!(k.as_bytes(), alloc::format!("{stem}second").as_bytes());
+        }
     }
 }

@@ -7,6 +7,7 @@
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use core::ops::Range;
 use core::str::FromStr;
 
 use serde::ser::SerializeMap;
@@ -14,7 +15,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::balancer::consistent_hash::Ring;
 use crate::balancer::{maglev, rendezvous};
-use crate::hash::HashFn;
+use crate::hash::{HashFn, KeyBuf};
 use crate::scenario::{field_spec, valid_name, ScenarioError};
 
 /// How keys map to nodes.
@@ -57,8 +58,8 @@ impl FromStr for Scheme {
     }
 }
 
-/// Longest key pattern: keys with `#` and a server name must fit a
-/// [`crate::hash::KeyBuf`] (rendezvous hashes them so).
+/// Longest key pattern, in bytes (keys are hashed whole however long
+/// they expand).
 const MAX_KEY_FORMAT: usize = 64;
 
 /// Jump consistent hash (Lamping & Veach 2014): the bucket in `0..buckets`
@@ -198,39 +199,185 @@ fn error(field: &str, value: &str, allowed: &str) -> ScenarioError {
     ScenarioError { field: field.to_string(), value: value.to_string(), allowed: allowed.to_string() }
 }
 
-/// Maps every key to a node index for one node list.
-fn owners(remap: &Remap, nodes: &[String], keys: &[String]) -> Vec<usize> {
-    let hash = remap.hash;
-    match remap.scheme {
-        Scheme::Modulo => {
-            keys.iter().map(|k| (hash.hash(k.as_bytes()) % nodes.len() as u64) as usize).collect()
+/// How one node list maps a key hash to a node: the tables built once.
+enum Lookup {
+    Modulo(u64),
+    Jump(u32),
+    Ring(Ring),
+    Maglev(Vec<u32>),
+    /// Rendezvous hashes the key with every name instead (see [`Plan::owners`]).
+    Rendezvous,
+}
+
+impl Lookup {
+    fn new(remap: &Remap, nodes: &[String]) -> Lookup {
+        let hash = remap.hash;
+        match remap.scheme {
+            Scheme::Modulo => Lookup::Modulo(nodes.len() as u64),
+            Scheme::Jump => Lookup::Jump(nodes.len() as u32),
+            Scheme::ConsistentHash => {
+                Lookup::Ring(Ring::build(nodes, &alloc::vec![1; nodes.len()], remap.vnodes, hash))
+            }
+            Scheme::Maglev => Lookup::Maglev(maglev::populate(
+                &maglev::permutations(nodes, hash, maglev::TABLE_SIZE),
+                maglev::TABLE_SIZE,
+            )),
+            Scheme::Rendezvous => Lookup::Rendezvous,
         }
-        Scheme::Jump => {
-            keys.iter().map(|k| jump(hash.hash(k.as_bytes()), nodes.len() as u32) as usize).collect()
-        }
-        Scheme::ConsistentHash => {
-            let ring = Ring::build(nodes, &alloc::vec![1; nodes.len()], remap.vnodes, hash);
-            keys.iter().map(|k| ring.owner(hash.hash(k.as_bytes()))).collect()
-        }
-        Scheme::Rendezvous => keys.iter().map(|k| rendezvous::winner(k.as_bytes(), nodes, hash)).collect(),
-        Scheme::Maglev => {
-            let table =
-                maglev::populate(&maglev::permutations(nodes, hash, maglev::TABLE_SIZE), maglev::TABLE_SIZE);
-            keys.iter().map(|k| maglev::Maglev::lookup(&table, hash.hash(k.as_bytes()))).collect()
+    }
+
+    fn owner(&self, h: u64) -> usize {
+        match self {
+            Lookup::Modulo(n) => (h % n) as usize,
+            Lookup::Jump(n) => jump(h, *n) as usize,
+            Lookup::Ring(ring) => ring.owner(h),
+            Lookup::Maglev(table) => maglev::Maglev::lookup(table, h),
+            Lookup::Rendezvous => 0,
         }
     }
 }
 
-fn ownership(nodes: &[String], owner: &[usize]) -> Ownership {
-    let mut counts = alloc::vec![0u64; nodes.len()];
-    for &o in owner {
-        counts[o] += 1;
-    }
-    Ownership(nodes.iter().cloned().zip(counts).collect())
+/// Keys counted so far: per node before and after, and how many moved.
+/// Tallies of disjoint key ranges add up to the tally of their union, so
+/// the keys can be counted in slices, on any number of cores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tally {
+    keys: u64,
+    before: Vec<u64>,
+    after: Vec<u64>,
+    moved: u64,
 }
 
-/// Runs a remapping experiment.
+impl Tally {
+    /// Adds the counts of another range of the same experiment.
+    pub fn merge(mut self, other: &Tally) -> Tally {
+        self.keys += other.keys;
+        self.moved += other.moved;
+        for (mine, theirs) in self.before.iter_mut().zip(&other.before) {
+            *mine += theirs;
+        }
+        for (mine, theirs) in self.after.iter_mut().zip(&other.after) {
+            *mine += theirs;
+        }
+        self
+    }
+
+    /// Keys counted.
+    pub fn keys(&self) -> u64 {
+        self.keys
+    }
+}
+
+/// A checked experiment, ready to count keys: the pool after the change,
+/// the key pattern split at `{i}`, each pool's tables built once. No key
+/// is ever stored: key `i` is written, hashed and counted, then dropped.
+pub struct Plan<'a> {
+    remap: &'a Remap,
+    after: Vec<String>,
+    /// The key pattern's text between its `{i}`s.
+    pieces: Vec<&'a str>,
+    before_lookup: Lookup,
+    after_lookup: Lookup,
+    /// The index after the change of each node before it (`None` for the
+    /// one that leaves).
+    stays_as: Vec<Option<usize>>,
+}
+
+impl<'a> Plan<'a> {
+    /// Checks the experiment and builds both pools' tables.
+    pub fn new(remap: &'a Remap) -> Result<Plan<'a>, ScenarioError> {
+        let after = check(remap)?;
+        let stays_as = remap.nodes.iter().map(|n| after.iter().position(|a| a == n)).collect();
+        Ok(Plan {
+            pieces: remap.key_format.split("{i}").collect(),
+            before_lookup: Lookup::new(remap, &remap.nodes),
+            after_lookup: Lookup::new(remap, &after),
+            after,
+            stays_as,
+            remap,
+        })
+    }
+
+    /// Key `i`: the pattern with every `{i}` replaced by `i`.
+    fn key(&self, i: u64) -> KeyBuf {
+        let mut key = KeyBuf::text(self.pieces.first().copied().unwrap_or_default());
+        for piece in self.pieces.iter().skip(1) {
+            key.push_u64(i);
+            key.push_str(piece);
+        }
+        key
+    }
+
+    /// The owner of a key before and after the change.
+    fn owners(&self, key: &[u8]) -> (usize, usize) {
+        let (remap, hash) = (self.remap, self.remap.hash);
+        if remap.scheme != Scheme::Rendezvous {
+            let h = hash.hash(key);
+            return (self.before_lookup.owner(h), self.after_lookup.owner(h));
+        }
+        // Highest random weight needs every node's score once: a joining
+        // node wins only by beating the old winner's score (it is listed
+        // last, so a tie stays), and a leaving node that did not win
+        // changes nothing.
+        let (before, score) = rendezvous::best(key, &remap.nodes, hash);
+        let after = match (&remap.change, self.stays_as[before]) {
+            (Change::Add(node), Some(same)) => {
+                if rendezvous::score(key, node, hash) > score {
+                    self.after.len() - 1
+                } else {
+                    same
+                }
+            }
+            (Change::Remove(_), Some(same)) => same,
+            (_, None) => rendezvous::winner(key, &self.after, hash),
+        };
+        (before, after)
+    }
+
+    /// Counts the keys with indices in `keys`.
+    pub fn tally(&self, keys: Range<u64>) -> Tally {
+        let mut tally = self.empty();
+        for i in keys {
+            let (before, after) = self.owners(self.key(i).as_bytes());
+            tally.keys += 1;
+            tally.before[before] += 1;
+            tally.after[after] += 1;
+            tally.moved += u64::from(self.stays_as[before] != Some(after));
+        }
+        tally
+    }
+
+    /// A tally of no keys, to add others to.
+    pub fn empty(&self) -> Tally {
+        Tally {
+            keys: 0,
+            before: alloc::vec![0; self.remap.nodes.len()],
+            after: alloc::vec![0; self.after.len()],
+            moved: 0,
+        }
+    }
+
+    /// The report of the counted keys.
+    pub fn report(&self, tally: Tally) -> RemapReport {
+        RemapReport {
+            keys: tally.keys,
+            moved: tally.moved,
+            before: Ownership(self.remap.nodes.iter().cloned().zip(tally.before).collect()),
+            after: Ownership(self.after.iter().cloned().zip(tally.after).collect()),
+        }
+    }
+}
+
+/// Runs a remapping experiment, every key on this thread. Front ends with
+/// threads count slices of the keys with [`Plan::tally`] and add them up.
 pub fn remap(remap: &Remap) -> Result<RemapReport, ScenarioError> {
+    let plan = Plan::new(remap)?;
+    Ok(plan.report(plan.tally(0..remap.keys)))
+}
+
+/// Checks an experiment against the scenario table's limits; the nodes
+/// after the change.
+fn check(remap: &Remap) -> Result<Vec<String>, ScenarioError> {
     // The limits are the scenario table's: nodes as servers, keys as
     // requests, vnodes as vnodes, names as server names.
     let within = |key: &str, value: u64| {
@@ -274,18 +421,7 @@ pub fn remap(remap: &Remap) -> Result<RemapReport, ScenarioError> {
             after.remove(i);
         }
     }
-    let keys: Vec<String> =
-        (0..remap.keys).map(|i| remap.key_format.replace("{i}", &i.to_string())).collect();
-    let before_owner = owners(remap, &remap.nodes, &keys);
-    let after_owner = owners(remap, &after, &keys);
-    let moved =
-        before_owner.iter().zip(&after_owner).filter(|(&b, &a)| remap.nodes[b] != after[a]).count() as u64;
-    Ok(RemapReport {
-        keys: remap.keys,
-        moved,
-        before: ownership(&remap.nodes, &before_owner),
-        after: ownership(&after, &after_owner),
-    })
+    Ok(after)
 }
 
 #[cfg(test)]
@@ -304,6 +440,44 @@ mod tests {
         assert_eq!(remap(&bad).expect_err("a space").field, "add");
         let bad = Remap { key_format: "k".repeat(70) + "{i}", ..Remap::default() };
         assert_eq!(remap(&bad).expect_err("too long a pattern").field, "key-format");
+    }
+
+    /// The shortcut (a joining node only has to beat the old winner; a
+    /// leaving loser changes nothing) gives what two full lookups give.
+    #[test]
+    fn rendezvous_owners_equal_two_full_lookups() {
+        let nodes: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        for change in [Change::Add("e".into()), Change::Remove("b".into()), Change::Remove("d".into())] {
+            let experiment =
+                Remap { scheme: Scheme::Rendezvous, nodes: nodes.clone(), change, ..Remap::default() };
+            let plan = Plan::new(&experiment).expect("a valid experiment");
+            for i in 0..3000 {
+                let key = plan.key(i);
+                let full = (
+                    rendezvous::winner(key.as_bytes(), &nodes, experiment.hash),
+                    rendezvous::winner(key.as_bytes(), &plan.after, experiment.hash),
+                );
+                assert_eq!(plan.owners(key.as_bytes()), full, "key {i}, {:?}", experiment.change);
+            }
+        }
+    }
+
+    #[test]
+    fn tallies_of_slices_add_up_to_the_whole() {
+        for scheme in Scheme::ALL {
+            let experiment = Remap { scheme, keys: 5000, ..Remap::default() };
+            let plan = Plan::new(&experiment).expect("a valid experiment");
+            let slices = [0..1000, 1000..1001, 1001..4096, 4096..5000];
+            let added = slices.into_iter().fold(plan.empty(), |t, s| t.merge(&plan.tally(s)));
+            assert_eq!(added, plan.tally(0..5000), "{}", scheme.id());
+        }
+    }
+
+    #[test]
+    fn keys_replace_every_placeholder() {
+        let experiment = Remap { key_format: "{i}-x{i}{i}".into(), ..Remap::default() };
+        let plan = Plan::new(&experiment).expect("a valid experiment");
+        assert_eq!(plan.key(42).as_bytes(), b"42-x4242");
     }
 
     #[test]

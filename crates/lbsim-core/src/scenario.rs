@@ -278,9 +278,38 @@ pub struct ScenarioError {
     pub allowed: String,
 }
 
+/// Shows echoed input escaped as Rust's `escape_debug` does (`\n`,
+/// `\u{1b}`, `\'`), so a value can neither break the message's one line
+/// nor reach a terminal as a control sequence. The field and the value are
+/// input; the allowed text is ours but may quote input (a JSON parser's
+/// message), so only what is unprintable in it is escaped.
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: '{}' is not allowed; allowed: {}", self.field, self.value, self.allowed)
+        write!(
+            f,
+            "{}: '{}' is not allowed; allowed: {}",
+            self.field.escape_debug(),
+            self.value.escape_debug(),
+            Unprintable(&self.allowed)
+        )
+    }
+}
+
+/// Text with its unprintable characters (controls, bidirectional
+/// overrides and the like) escaped as `escape_debug` does, and every
+/// printable one, quotes and backslashes included, as it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Unprintable<'a>(pub &'a str);
+
+impl fmt::Display for Unprintable<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            match c {
+                '\\' | '\'' | '"' => fmt::Write::write_char(f, c)?,
+                _ => write!(f, "{}", c.escape_debug())?,
+            }
+        }
+        Ok(())
     }
 }
 
@@ -440,10 +469,15 @@ impl Scenario {
         })
     }
 
-    /// Checks every field against the table and the fields against each
-    /// other (one speed per server, and so on). Scenarios read from JSON
-    /// come through here; `set` already checked single fields.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
+    /// Checks every field alone against the table, as `set` would have,
+    /// but not the fields against each other: a scenario read from JSON
+    /// before other sources complete it (the CLI lays a file under flags).
+    pub fn check_fields(&self) -> Result<(), ScenarioError> {
+        // Names one by one: their text form joins them with commas, so a
+        // name with a comma, or an empty one, would come back as others.
+        if let Some(name) = self.names.iter().find(|n| !valid_name(n)) {
+            return Err(table("names").error(name));
+        }
         // Re-parsing each field's text form runs the very checks `set` runs,
         // so the table stays the only place ranges live.
         let mut probe = Scenario::default();
@@ -452,6 +486,14 @@ impl Scenario {
                 probe.set(f.key, &text)?;
             }
         }
+        Ok(())
+    }
+
+    /// Checks every field against the table and the fields against each
+    /// other (one speed per server, and so on). Scenarios read from JSON
+    /// come through here; `set` already checked single fields.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.check_fields()?;
         if self.algorithms.is_empty() {
             return Err(table("algorithms").error(""));
         }

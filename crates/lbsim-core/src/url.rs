@@ -3,13 +3,14 @@
 //! `#v=1&slow-share=0.2&zipf=1.2&seed=7`. Keys are the CLI flag names.
 //!
 //! Decoding is lenient, as the page needs: an unknown key or a bad value is
-//! reported and falls back to that key's default while the rest applies.
-//! The CLI is strict: it turns any reported problem into an error.
+//! reported and falls back to that key's default while the rest applies; a
+//! key given twice is reported and its later value applies. The CLI is
+//! strict: it turns any reported problem into an error.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::scenario::{Scenario, ScenarioError, FIELDS};
+use crate::scenario::{field_spec, Scenario, ScenarioError, FIELDS};
 
 /// The fragment format version.
 pub const VERSION: &str = "1";
@@ -69,12 +70,27 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The link's `key=value` pairs, percent-decoded, in order.
-fn pairs(link: &str) -> impl Iterator<Item = (String, String)> + '_ {
-    fragment(link).split('&').filter(|p| !p.is_empty()).map(|pair| match pair.split_once('=') {
-        Some((k, v)) => (percent_decode(k), percent_decode(v)),
-        None => (percent_decode(pair), String::new()),
+/// The link's `key=value` pairs, percent-decoded, in order, each with
+/// whether its key came earlier in the link.
+fn pairs(link: &str) -> impl Iterator<Item = (String, String, bool)> + '_ {
+    let mut seen: Vec<String> = Vec::new();
+    fragment(link).split('&').filter(|p| !p.is_empty()).map(move |pair| {
+        let (key, value) = match pair.split_once('=') {
+            Some((k, v)) => (percent_decode(k), percent_decode(v)),
+            None => (percent_decode(pair), String::new()),
+        };
+        let repeated = seen.contains(&key);
+        if !repeated {
+            seen.push(key.clone());
+        }
+        (key, value, repeated)
     })
+}
+
+/// A key the link gives twice: refused by the strict reader, a notice for
+/// the lenient one (where the later value still applies).
+fn repeated(key: String, value: String) -> ScenarioError {
+    ScenarioError { field: key, value, allowed: "one value per key (the link gives this key twice)".into() }
 }
 
 /// Applies one pair: the version must be ours; any other key is a field.
@@ -97,25 +113,61 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
 /// name keep their values (the CLI lays a link over a preset or a file);
 /// fields that disagree with each other are left to `Scenario::validate`.
 pub fn apply_strict(scenario: &mut Scenario, link: &str) -> Result<(), ScenarioError> {
-    pairs(link).try_for_each(|(key, value)| apply_pair(scenario, key, value))
+    pairs(link).try_for_each(|(key, value, again)| {
+        if again {
+            return Err(repeated(key, value));
+        }
+        apply_pair(scenario, key, value)
+    })
 }
 
 /// Decodes a share link (a full URL or just its fragment), leniently.
 pub fn decode(link: &str) -> Decoded {
     let mut scenario = Scenario::default();
-    let mut problems: Vec<ScenarioError> =
-        pairs(link).filter_map(|(key, value)| apply_pair(&mut scenario, key, value).err()).collect();
-    // Fields that are fine alone but not together (one speed per server):
-    // report the field and fall back to its default, until all agree.
-    let defaults = Scenario::default();
-    for _ in 0..FIELDS.len() {
-        let Err(e) = scenario.validate() else { break };
-        match defaults.get(&e.field) {
-            Some(default) => {
-                let _ = scenario.set(&e.field, &default);
-            }
-            None => scenario = defaults.clone(),
+    let mut problems = Vec::new();
+    // The table's keys the link set, in the order they last applied.
+    let mut applied: Vec<&'static str> = Vec::new();
+    for (key, value, again) in pairs(link) {
+        if again {
+            problems.push(repeated(key.clone(), value.clone()));
         }
+        match apply_pair(&mut scenario, key.clone(), value) {
+            Ok(()) => {
+                if let Some(field) = FIELDS.iter().find(|f| f.key == key) {
+                    applied.retain(|k| *k != field.key);
+                    applied.push(field.key);
+                }
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    // Fields that are fine alone but not together (one speed per server):
+    // report the field and fall back to its default, until all agree. When
+    // the field named is at its default already (a ring too large for the
+    // servers and copies the link asks for), the link's own fields fall
+    // back instead, the last one first.
+    let defaults = Scenario::default();
+    // Each round moves a field to its default for good or drops one of the
+    // link's keys from the candidates, so twice the fields bound the
+    // rounds; whatever still disagrees after them falls back whole.
+    for _ in 0..2 * FIELDS.len() {
+        let Err(e) = scenario.validate() else { break };
+        let named = defaults.get(&e.field);
+        if scenario.get(&e.field) != named && field_spec(&e.field).is_some() {
+            let _ = scenario.set(&e.field, &named.unwrap_or_default());
+            problems.push(e);
+        } else if let Some(key) = applied.pop() {
+            let value = scenario.get(key).unwrap_or_default();
+            if value != defaults.get(key).unwrap_or_default() {
+                let _ = scenario.set(key, &defaults.get(key).unwrap_or_default());
+                problems.push(ScenarioError { field: key.to_string(), value, allowed: e.allowed });
+            }
+        } else {
+            break;
+        }
+    }
+    if let Err(e) = scenario.validate() {
+        scenario = defaults;
         problems.push(e);
     }
     Decoded { scenario, problems }
@@ -169,6 +221,29 @@ mod tests {
         assert_eq!(d.problems[0].field, "speeds");
         assert!(d.scenario.speeds.is_empty());
         assert_eq!(d.scenario.servers, 3);
+    }
+
+    #[test]
+    fn a_repeated_key_is_a_notice_and_its_later_value_applies() {
+        let d = decode("v=1&seed=3&seed=4");
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!((d.problems[0].field.as_str(), d.problems[0].value.as_str()), ("seed", "4"));
+        assert_eq!(d.scenario.seed, 4);
+        let e = decode_strict("v=1&seed=3&seed=4").expect_err("strict refuses it");
+        assert_eq!(e.field, "seed");
+    }
+
+    /// Found by the fuzz harness: the ring limit names `vnodes`, which the
+    /// link left at its default; falling back to that default changed
+    /// nothing and the page got a scenario it could not run.
+    #[test]
+    fn a_ring_too_large_for_the_link_falls_back_to_a_valid_scenario() {
+        let d = decode("servers=570&balancers=46");
+        assert!(d.scenario.validate().is_ok(), "{:?}", d.scenario.validate());
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!((d.problems[0].field.as_str(), d.problems[0].value.as_str()), ("balancers", "46"));
+        assert!(d.problems[0].allowed.contains("ring points"));
+        assert_eq!(d.scenario.servers, 570, "the rest of the link still applies");
     }
 
     #[test]

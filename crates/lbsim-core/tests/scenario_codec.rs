@@ -114,3 +114,15 @@ fn json_scenarios_are_validated_against_the_same_table() {
     assert_eq!(err.field, "servers");
     assert!(serde_json::from_str::<Scenario>(r#"{"colour": 1}"#).is_err(), "unknown fields are refused");
 }
+
+/// A name list's text form joins names with commas, so each name is
+/// checked on its own: `["a,b", "c"]` must not become three names.
+#[test]
+fn names_from_json_are_checked_one_by_one() {
+    for names in [vec!["a,b".to_string(), "c".to_string()], vec![String::new()]] {
+        let scenario = Scenario { servers: names.len() as u32, names: names.clone(), ..Scenario::default() };
+        let e = scenario.check_fields().expect_err("a bad name");
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("names", names[0].as_str()));
+        assert_eq!(scenario.validate().expect_err("a bad name").field, "names");
+    }
+}

@@ -14,18 +14,36 @@ use crate::hash::{HashFn, KeyBuf};
 
 /// The winning server for `key` among `names`.
 pub fn winner<S: AsRef<str>>(key: &[u8], names: &[S], hash: HashFn) -> usize {
-    let key = core::str::from_utf8(key).unwrap_or_default();
+    best(key, names, hash).0
+}
+
+/// The winner for `key` among `names` and its score (the first listed of
+/// equal scores wins).
+pub fn best<S: AsRef<str>>(key: &[u8], names: &[S], hash: HashFn) -> (usize, u64) {
+    // `{key}#` is written once; each name replaces the last one after it.
+    let mut k = KeyBuf::text("");
+    k.push_bytes(key);
+    k.push_str("#");
+    let stem = k.as_bytes().len();
     let mut best = (0, 0u64);
     for (i, name) in names.iter().enumerate() {
-        let mut k = KeyBuf::text(key);
-        k.push_str("#");
+        k.truncate(stem);
         k.push_str(name.as_ref());
-        let score = hash.hash(k.as_bytes());
-        if i == 0 || score > best.1 {
-            best = (i, score);
+        let s = hash.hash(k.as_bytes());
+        if i == 0 || s > best.1 {
+            best = (i, s);
         }
     }
-    best.0
+    best
+}
+
+/// The score of `key` for one server: `hash("{key}#{name}")`.
+pub fn score(key: &[u8], name: &str, hash: HashFn) -> u64 {
+    let mut k = KeyBuf::text("");
+    k.push_bytes(key);
+    k.push_str("#");
+    k.push_str(name);
+    hash.hash(k.as_bytes())
 }
 
 /// Highest random weight.
@@ -61,5 +79,32 @@ impl Balancer for Rendezvous {
 
     fn shared_by_copies(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+
+    use super::*;
+
+    /// A key too long for the stack buffer still meets every name: the
+    /// winner is the argmax of the whole `{key}#{name}`, not a tie that
+    /// falls to the first server.
+    #[test]
+    fn long_keys_are_hashed_with_the_whole_name() {
+        let names = ["s1", "s2", "s3", "s4", "s5"];
+        let mut first = 0;
+        for i in 0..2000 {
+            let key = format!("{}{i}", "k".repeat(200));
+            let want = (0..names.len())
+                .rev()
+                .max_by_key(|&n| HashFn::Xxh64.hash(format!("{key}#{}", names[n]).as_bytes()))
+                .unwrap_or_default();
+            let got = winner(key.as_bytes(), &names, HashFn::Xxh64);
+            assert_eq!(got, want, "key {i}");
+            first += usize::from(got == 0);
+        }
+        assert!(first < 600, "s1 won {first} of 2000 keys");
     }
 }

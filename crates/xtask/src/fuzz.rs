@@ -1,0 +1,48 @@
+//! `cargo xtask fuzz [CASES]`: the fuzz harness's long run. The property
+//! tests that `cargo test` runs briefly (hostile links, JSON scenarios,
+//! single fields and remap arguments against the core; the same against
+//! the binary) run here with many cases each, optimized, and the command
+//! says how many cases it tried.
+
+use std::process::Command;
+
+use crate::tools::{root, step};
+
+/// Cases per core property unless given; the binary's properties start a
+/// process or two per case and get a twentieth of them.
+const DEFAULT_CASES: u64 = 100_000;
+
+pub fn fuzz(args: &[String]) -> Result<(), String> {
+    let cases = match args.first() {
+        Some(text) => text.parse().map_err(|_| format!("fuzz: CASES is a whole number, not {text:?}"))?,
+        None => DEFAULT_CASES,
+    };
+    let runs: [(&str, u64, &[&str]); 2] = [
+        ("the core", cases, &["-p", "lbsim-core", "--test", "fuzz_inputs"]),
+        ("the binary", (cases / 20).max(1), &["-p", "lbsim-cli", "--test", "cli", "fuzz_the_binary"]),
+    ];
+    let mut total = 0;
+    for (what, n, selection) in runs {
+        step(&format!("fuzz {what}: {n} cases per property (building first, then quiet until done)"));
+        let out = Command::new("cargo")
+            .args(["test", "--release"])
+            .args(selection)
+            .args(["--", "--nocapture"])
+            .env("PROPTEST_CASES", n.to_string())
+            .current_dir(root())
+            .output()
+            .map_err(|e| format!("could not start `cargo test`: {e}"))?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for line in stderr.lines().filter(|l| l.starts_with("fuzz ")) {
+            eprintln!("  {line}");
+            let tried = line.split_once(": ").and_then(|(_, rest)| rest.split(' ').next());
+            total += tried.and_then(|t| t.parse::<u64>().ok()).unwrap_or(0);
+        }
+        if !out.status.success() {
+            eprintln!("{}{stderr}", String::from_utf8_lossy(&out.stdout));
+            return Err(format!("fuzz {what}: a property failed (the smallest failing input is above)"));
+        }
+    }
+    eprintln!("\nfuzz: {total} cases tried, every property held");
+    Ok(())
+}
