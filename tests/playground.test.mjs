@@ -147,6 +147,33 @@ test("a bad link names each bad key and value, as text, and uses the rest", asyn
   await context.close();
 });
 
+test("preset= is a link key: the lesson opens, edits are keys over it, the CLI gives the same numbers", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base + "#v=1&preset=degraded&bogus=1");
+  await ready(page);
+  assert.equal(await page.inputValue("select[name=preset]"), "degraded");
+  assert.match(await page.locator("#lesson-title").innerText(), /degraded/i);
+  assert.match(await page.locator("#notice").innerText(), /unknown key 'bogus' ignored/);
+  const run = await page.getAttribute("body", "data-run-id");
+  await page.locator("input[name=seed]").fill("7");
+  await page.locator("input[name=seed]").press("Enter");
+  await page.waitForFunction((r) => document.body.dataset.runId !== r && document.body.dataset.state === "ready", run);
+  await page.waitForFunction(() => location.hash === "#v=1&preset=degraded&seed=7");
+  assert.equal(await page.locator("#lesson").isVisible(), true, "the lesson stays while the reader edits");
+  await page.click("#copy-link");
+  const link = await page.inputValue("#share-url");
+  assert.ok(link.endsWith("#v=1&preset=degraded&seed=7"), link);
+  const cli = cliReport(link);
+  if (cli) assert.deepEqual(await tableValues(page), expectedTable(cli), "lbsim run --url reads the preset too");
+  await page.click("#copy-embed");
+  assert.match(await page.inputValue("#embed-code"), /#v=1&amp;preset=degraded&amp;seed=7/);
+  // "custom" drops the preset from the link and keeps the numbers.
+  await page.selectOption("select[name=preset]", "");
+  await page.waitForFunction(() => !location.hash.includes("preset="));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a bad value in a control says why next to it and keeps the last result", async () => {
   const { page, context } = await open(browser);
   await page.goto(server.base);
@@ -383,7 +410,7 @@ test("presets show their lesson; theory draws Erlang C, scale-out the remapping"
   await page.selectOption("select[name=preset]", "theory");
   await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length === 1 && document.body.dataset.state === "ready");
   assert.match(await page.locator("#lesson-text").innerText(), /Erlang C/);
-  await page.waitForFunction(() => new URLSearchParams(location.search).get("preset") === "theory");
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("preset") === "theory");
   await screenshot(page, "preset-theory.png");
   await page.selectOption("select[name=preset]", "scale-out");
   await ready(page);

@@ -134,7 +134,7 @@ pub fn url(args: &UrlArgs) -> Result<(), Failure> {
         return Err(crate::bad("base", &args.base, "a URL without spaces or control characters"));
     }
     let scenario = args.sources.scenario()?;
-    print(&(url::share_url(&args.base, &scenario) + "\n"))
+    print(&(url::share_url_over(&args.base, &scenario, args.sources.preset()?) + "\n"))
 }
 
 #[cfg(test)]

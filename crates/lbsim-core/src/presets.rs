@@ -44,6 +44,13 @@ pub struct Preset {
     build: fn() -> Scenario,
 }
 
+/// Presets are one per id.
+impl PartialEq for Preset {
+    fn eq(&self, other: &Preset) -> bool {
+        self.id == other.id
+    }
+}
+
 impl Preset {
     /// The preset's scenario.
     pub fn scenario(&self) -> Scenario {

@@ -60,15 +60,18 @@ pub fn start() {
         embed();
     }
     pool::start_workers();
+    // A link names its preset (`preset=`); without a link the page opens
+    // on the mixed preset, the defaults with their lesson.
     let link = fragment();
-    let chosen = query("preset").and_then(|id| preset(&id));
-    let scenario = if link.trim_start_matches('#').is_empty() {
-        let s = chosen.map(Preset::scenario).unwrap_or_default();
-        Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }
+    let (scenario, chosen) = if link.trim_start_matches('#').is_empty() {
+        let p = preset("mixed");
+        let s = p.map(Preset::scenario).unwrap_or_default();
+        (Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }, p)
     } else {
-        scenario_from_link(&link)
+        let (s, p) = scenario_from_link(&link);
+        let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
+        (s, p)
     };
-    let chosen = chosen.or_else(|| (scenario == Scenario::default()).then(|| preset("mixed")).flatten());
     with(|app| app.preset = chosen);
     if let Some(select) = by_id::<HtmlSelectElement>("preset") {
         select.set_value(chosen.map_or("", |p| p.id));

@@ -4,7 +4,8 @@
 
 use std::cell::Cell;
 
-use lbsim_core::{url, Scenario, ScenarioError};
+use lbsim_core::presets::Preset;
+use lbsim_core::{url, Scenario};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
@@ -19,11 +20,22 @@ const URL_DEBOUNCE_MS: i32 = 250;
 /// The controls an embed shows unless `&controls=` says otherwise.
 const EMBED_CONTROLS: &str = "slow-share,zipf,seed";
 
-/// Reads a link's fragment; problems become a notice naming each key.
-pub fn scenario_from_link(link: &str) -> Scenario {
+/// Reads a link's fragment: its scenario and the preset it names; problems
+/// become a notice naming each key.
+pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>) {
     let decoded = url::decode(link);
     let mut scenario = decoded.scenario;
-    let mut lines: Vec<String> = decoded.problems.iter().map(ScenarioError::to_string).collect();
+    let mut lines: Vec<String> = decoded
+        .problems
+        .iter()
+        .map(|e| {
+            if e.is_unknown_key() {
+                format!("unknown key '{}' ignored", e.field.escape_debug())
+            } else {
+                e.to_string()
+            }
+        })
+        .collect();
     if scenario.requests > MAX_INTERACTIVE_REQUESTS {
         lines.push(format!(
             "requests: {} is more than this page runs; capped at {} (the CLI runs it in full)",
@@ -35,7 +47,13 @@ pub fn scenario_from_link(link: &str) -> Scenario {
     if !lines.is_empty() {
         show_notice("Parts of this link were not used; they fall back to the defaults:", &lines);
     }
-    scenario
+    (scenario, decoded.preset)
+}
+
+/// The link's fragment (without `#`) for the page's scenario, over the
+/// preset it came from.
+fn current_fragment() -> String {
+    with(|app| url::encode_over(&app.scenario, app.preset))
 }
 
 /// The address bar's fragment, with its `#`.
@@ -55,9 +73,9 @@ fn page_base() -> String {
     format!("{}{}", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default())
 }
 
-/// The share link of the current scenario.
+/// The share link of the current scenario (with its preset).
 pub fn share_url() -> String {
-    url::share_url(&page_base(), &with(|app| app.scenario.clone()))
+    format!("{}#{}", page_base(), current_fragment())
 }
 
 /// The address bar follows the scenario, debounced.
@@ -71,22 +89,10 @@ pub fn schedule_url() {
 }
 
 fn write_url() {
-    let (scenario, preset) = with(|app| {
-        app.url_timer = None;
-        (app.scenario.clone(), app.preset)
-    });
+    with(|app| app.url_timer = None);
     let l = window().location();
     let search = l.search().unwrap_or_default();
-    let params = web_sys::UrlSearchParams::new_with_str(&search).ok();
-    if let Some(p) = &params {
-        match preset {
-            Some(preset) => p.set("preset", preset.id),
-            None => p.delete("preset"),
-        }
-    }
-    let query: String = params.map(|p| String::from(p.to_string())).unwrap_or_default();
-    let query = if query.is_empty() { String::new() } else { format!("?{query}") };
-    let target = format!("{}{query}#{}", l.pathname().unwrap_or_default(), url::encode(&scenario));
+    let target = format!("{}{search}#{}", l.pathname().unwrap_or_default(), current_fragment());
     if let Ok(history) = window().history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&target));
     }
@@ -95,23 +101,21 @@ fn write_url() {
 /// The share link and the embed's "open in the full playground" link
 /// follow the scenario.
 fn update_links() {
-    let scenario = with(|app| app.scenario.clone());
     if let Some(input) = by_id::<HtmlInputElement>("share-url") {
         input.set_value(&share_url());
     }
     if let Some(a) = by_id::<Element>("open-full") {
         let pathname = window().location().pathname().unwrap_or_default();
-        let _ = a.set_attribute("href", &format!("{pathname}#{}", url::encode(&scenario)));
+        let _ = a.set_attribute("href", &format!("{pathname}#{}", current_fragment()));
     }
 }
 
 /// The iframe snippet for the current scenario.
 pub fn embed_code() -> String {
-    let (scenario, embedded, listed) =
-        with(|app| (app.scenario.clone(), app.embed, app.embed_controls.clone()));
+    let (embedded, listed) = with(|app| (app.embed, app.embed_controls.clone()));
     let controls = if embedded { listed.join(",") } else { EMBED_CONTROLS.to_string() };
     let plots = with(|app| app.embed_plots.clone()).map(|p| format!("&plots={p}")).unwrap_or_default();
-    let src = format!("{}?embed=1&controls={controls}{plots}#{}", page_base(), url::encode(&scenario));
+    let src = format!("{}?embed=1&controls={controls}{plots}#{}", page_base(), current_fragment());
     format!(
         "<iframe src=\"{}\" title=\"lbsim: load-balancing playground\" loading=\"lazy\" width=\"100%\" \
          height=\"900\" style=\"border:0\"></iframe>",

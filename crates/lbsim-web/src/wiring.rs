@@ -56,14 +56,22 @@ pub fn show_lesson(p: Option<&'static Preset>) {
     }
 }
 
+/// A preset picked: its scenario and lesson; "custom" keeps the scenario
+/// and drops the preset (and its lesson) from the link.
 fn choose_preset(id: &str) {
     let p = preset(id);
     with(|app| app.preset = p);
     show_lesson(p);
-    if let Some(p) = p {
-        let mut s = p.scenario();
-        s.requests = s.requests.min(MAX_INTERACTIVE_REQUESTS);
-        apply(s);
+    match p {
+        Some(p) => {
+            let mut s = p.scenario();
+            s.requests = s.requests.min(MAX_INTERACTIVE_REQUESTS);
+            apply(s);
+        }
+        None => {
+            schedule_url();
+            redraw(Redraw::ALL);
+        }
     }
 }
 
@@ -106,13 +114,9 @@ fn on_control(key: &str, text: &str, commit: bool) {
         Ok(()) if !commit => controls::clear_errors(),
         Ok(()) => {
             let servers_changed = with(|app| app.scenario.servers != next.servers);
-            with(|app| {
-                app.scenario = next.clone();
-                app.preset = None;
-            });
-            if let Some(select) = by_id::<HtmlSelectElement>("preset") {
-                select.set_value("");
-            }
+            // The preset stays (in the link, with its lesson) while the
+            // reader edits: the edits appear as keys over it.
+            with(|app| app.scenario = next.clone());
             controls::clear_errors();
             if servers_changed {
                 for k in ["speeds", "weights", "names"] {
@@ -269,13 +273,13 @@ fn wire_sharing() {
 fn wire_window() {
     on(&window(), "resize", |_| redraw_soon());
     on(&window(), "hashchange", |_| {
-        let s = scenario_from_link(&fragment());
-        if s != with(|app| app.scenario.clone()) {
-            // A pasted link is its own scenario: the preset and its lesson go.
-            with(|app| app.preset = None);
-            show_lesson(None);
+        let (s, p) = scenario_from_link(&fragment());
+        if s != with(|app| app.scenario.clone()) || p != with(|app| app.preset) {
+            // A pasted link is its own scenario, with the preset it names.
+            with(|app| app.preset = p);
+            show_lesson(p);
             if let Some(select) = by_id::<HtmlSelectElement>("preset") {
-                select.set_value("");
+                select.set_value(p.map_or("", |p| p.id));
             }
             apply(s);
         }
