@@ -63,8 +63,6 @@ pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, S
     Ok(prepared.report(results))
 }
 
-pub use lbsim_core::report::{Headline as Summary, HEADLINE_HEADER as SUMMARY_HEADER};
-
 /// The results table: the article's columns, then the realized figures.
 fn table(report: &Report, lesson: Option<&str>) -> String {
     let mut out = format!(
