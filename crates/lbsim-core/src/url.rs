@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 
 use crate::presets::{preset, Preset, PRESETS};
 use crate::scenario::{field_spec, Scenario, ScenarioError, FIELDS};
+use crate::sweep::Sweep;
 
 /// The fragment format version.
 pub const VERSION: &str = "1";
@@ -30,6 +31,21 @@ pub fn encode(scenario: &Scenario) -> String {
 /// every field that differs from the preset's scenario (without a preset,
 /// [`encode`]).
 pub fn encode_over(scenario: &Scenario, base: Option<&Preset>) -> String {
+    encode_link(scenario, base, None)
+}
+
+/// The whole fragment of the page's state: the scenario over its preset
+/// ([`encode_over`]), then the sweep the reader set up, if any.
+pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, sweep: Option<&Sweep>) -> String {
+    let mut out = encode_fields(scenario, base);
+    if let Some(sweep) = sweep {
+        out.push_str("&sweep=");
+        out.push_str(&sweep.spec);
+    }
+    out
+}
+
+fn encode_fields(scenario: &Scenario, base: Option<&Preset>) -> String {
     let defaults = base.map_or_else(Scenario::default, Preset::scenario);
     let mut out = alloc::format!("v={VERSION}");
     if let Some(p) = base {
@@ -67,7 +83,13 @@ pub struct Decoded {
     pub problems: Vec<ScenarioError>,
     /// The preset the link names, which its other keys apply over.
     pub preset: Option<&'static Preset>,
+    /// The sweep the link asks for (`sweep=NAME=FROM..TO:STEP`, the page's
+    /// sweep view; `lbsim sweep --param` takes the same text).
+    pub sweep: Option<Sweep>,
 }
+
+/// The most values a link's sweep may have: the page runs them all.
+pub const MAX_LINK_SWEEP_VALUES: usize = 40;
 
 /// The fragment of a link: what follows `#` in a full URL, or the text
 /// itself without a leading `#`.
@@ -136,6 +158,11 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
     if key == "preset" {
         // Applied first, as the base (`linked_preset`).
         return Ok(());
+    }
+    if key == "sweep" {
+        // Not a scenario field: the page's sweep view reads it
+        // (`Decoded::sweep`); a run ignores it once it parses.
+        return Sweep::parse(&value, "sweep", MAX_LINK_SWEEP_VALUES).map(|_| ());
     }
     scenario.set(&key, &value)
 }
@@ -210,7 +237,11 @@ pub fn decode(link: &str) -> Decoded {
         scenario = defaults;
         problems.push(e);
     }
-    Decoded { scenario, problems, preset }
+    let sweep = pairs(link)
+        .filter(|(k, _, _)| k == "sweep")
+        .last()
+        .and_then(|(_, v, _)| Sweep::parse(&v, "sweep", MAX_LINK_SWEEP_VALUES).ok());
+    Decoded { scenario, problems, preset, sweep }
 }
 
 /// Decodes a share link strictly: the first problem is an error.
@@ -269,6 +300,24 @@ mod tests {
         let mut s = Scenario { seed: 99, servers: 9, ..Scenario::default() };
         apply_strict(&mut s, "v=1&preset=herding&seed=5").expect("valid");
         assert_eq!(s, Scenario { seed: 5, ..preset("herding").expect("a preset").scenario() });
+    }
+
+    #[test]
+    fn a_sweep_rides_in_the_link_and_runs_ignore_it() {
+        let d = decode("#v=1&seed=3&sweep=load=0.5..0.9:0.2");
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        let sweep = d.sweep.clone().expect("a sweep");
+        assert_eq!(
+            (sweep.key, sweep.values.clone()),
+            ("load", alloc::vec!["0.5".into(), "0.7".into(), "0.9".into()])
+        );
+        assert_eq!(encode_link(&d.scenario, None, Some(&sweep)), "v=1&seed=3&sweep=load=0.5..0.9:0.2");
+        let mut s = Scenario::default();
+        apply_strict(&mut s, "v=1&seed=3&sweep=load=0.5..0.9:0.2").expect("a run ignores the sweep");
+        assert_eq!(s.seed, 3);
+        let bad = decode("#v=1&sweep=colour=1..2:1");
+        assert_eq!(bad.problems[0].field, "sweep");
+        assert!(bad.sweep.is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! applies, the remapping change, fitting lists) is the core's.
 //!
 //! The modules, by concern: `state` (what the page knows), `pool` (the
-//! workers), `view` (drawing), `links` (the URL, sharing, embeds), `wiring`
+//! workers), `view` (drawing), `links` (the URL, sharing, embeds), `sweep` (the sweep view), `wiring`
 //! (what each input does), and the pieces they draw with (`controls`,
 //! `table`, `plots`, `palette`, `backend`, `dom`).
 //!
@@ -24,6 +24,7 @@ mod palette;
 mod plots;
 mod pool;
 mod state;
+mod sweep;
 mod table;
 mod view;
 mod wiring;
@@ -68,7 +69,8 @@ pub fn start() {
         let s = p.map(Preset::scenario).unwrap_or_default();
         (Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }, p)
     } else {
-        let (s, p) = scenario_from_link(&link);
+        let (s, p, sweep) = scenario_from_link(&link);
+        sweep::from_link(sweep);
         let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
         (s, p)
     };

@@ -5,6 +5,7 @@
 use std::cell::Cell;
 
 use lbsim_core::presets::Preset;
+use lbsim_core::sweep::Sweep;
 use lbsim_core::{url, Scenario};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -22,7 +23,7 @@ const EMBED_CONTROLS: &str = "slow-share,zipf,seed";
 
 /// Reads a link's fragment: its scenario and the preset it names; problems
 /// become a notice naming each key.
-pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>) {
+pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Option<Sweep>) {
     let decoded = url::decode(link);
     let mut scenario = decoded.scenario;
     let mut lines: Vec<String> = decoded
@@ -47,13 +48,19 @@ pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>) {
     if !lines.is_empty() {
         show_notice("Parts of this link were not used; they fall back to the defaults:", &lines);
     }
-    (scenario, decoded.preset)
+    (scenario, decoded.preset, decoded.sweep)
 }
 
 /// The link's fragment (without `#`) for the page's scenario, over the
 /// preset it came from.
 fn current_fragment() -> String {
-    with(|app| url::encode_over(&app.scenario, app.preset))
+    with(|app| url::encode_link(&app.scenario, app.preset, app.sweep.spec.as_ref()))
+}
+
+/// The share link without the sweep: what `lbsim sweep --url` takes
+/// beside `--param`.
+pub fn share_url_without_sweep() -> String {
+    format!("{}#{}", page_base(), with(|app| url::encode_over(&app.scenario, app.preset)))
 }
 
 /// The address bar's fragment, with its `#`.

@@ -6,6 +6,8 @@
 use lbsim_core::presets::RequestClass;
 use lbsim_core::remap::RemapReport;
 use lbsim_core::report::AlgorithmResult;
+use lbsim_core::report::Headline;
+use lbsim_core::sweep::Sweep;
 use lbsim_core::theory::MMc;
 use lbsim_core::AlgorithmId;
 use plotters::chart::MeshStyle;
@@ -704,4 +706,112 @@ fn category_label<S: AsRef<str>>(names: &[S], x: f64) -> String {
     } else {
         String::new()
     }
+}
+
+/// What the sweep view plots for each algorithm and value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// p99 of quick requests (bimodal work), ms.
+    QuickP99,
+    /// p99 of all requests, ms.
+    P99,
+    /// Share of the busiest server.
+    BusiestShare,
+}
+
+impl Figure {
+    /// Reads the figure menu's value.
+    pub fn parse(text: &str) -> Figure {
+        match text {
+            "p99" => Figure::P99,
+            "busiest-share" => Figure::BusiestShare,
+            _ => Figure::QuickP99,
+        }
+    }
+
+    fn of(self, h: &Headline) -> Option<f64> {
+        match self {
+            Figure::QuickP99 => h.quick_p99_ms,
+            Figure::P99 => Some(h.p99_ms),
+            Figure::BusiestShare => Some(h.busiest_share),
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Figure::QuickP99 => "quick-request p99 (ms, log)",
+            Figure::P99 => "p99 (ms, log)",
+            Figure::BusiestShare => "busiest server's share",
+        }
+    }
+}
+
+/// The sweep: the figure for every algorithm across the swept values
+/// (`rows[value][algorithm]`), latency on a log axis.
+pub fn sweep(
+    canvas: &HtmlCanvasElement,
+    range: &Sweep,
+    rows: &[Vec<Headline>],
+    figure: Figure,
+    look: &Look,
+) -> Result<(), String> {
+    let Some(root) = surface(canvas, look) else { return Ok(()) };
+    let body = titled(&root, &format!("{} against {}", figure.words(), range.key), look)?;
+    let algorithms: Vec<AlgorithmId> = rows
+        .first()
+        .map(|r| r.iter().filter_map(|h| h.algorithm.parse::<AlgorithmId>().ok()).collect())
+        .unwrap_or_default();
+    let (plot, side, columns) = with_legend(&body, algorithms.len(), look);
+    let xs: Vec<f64> = range.values.iter().filter_map(|v| v.parse::<f64>().ok()).collect();
+    let (x0, x1) = (xs.first().copied().unwrap_or(0.0), xs.last().copied().unwrap_or(1.0));
+    let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+    let values: Vec<f64> =
+        rows.iter().flatten().filter_map(|h| figure.of(h)).filter(|v| v.is_finite()).collect();
+    let hi = values.iter().copied().fold(0.0, f64::max);
+    let mut chart = ChartBuilder::on(&plot);
+    chart.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(58.0));
+    let series = |i: usize| -> Vec<(f64, f64)> {
+        xs.iter()
+            .zip(rows)
+            .filter_map(|(&x, r)| r.get(i).and_then(|h| figure.of(h)).map(|y| (x, y)))
+            .collect()
+    };
+    if figure == Figure::BusiestShare {
+        let mut chart = chart.build_cartesian_2d(x0..x1, 0.0..(hi * 1.1).max(0.01)).map_err(fail)?;
+        themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
+            .x_desc(range.key)
+            .y_desc(figure.words())
+            .x_label_formatter(&|v| trim(*v))
+            .y_label_formatter(&|v| share_label(*v))
+            .axis_desc_style(look.font(13.0))
+            .draw()
+            .map_err(fail)?;
+        for (i, a) in algorithms.iter().enumerate() {
+            chart.draw_series(LineSeries::new(series(i), look.line(*a, 2.0))).map_err(fail)?;
+        }
+    } else {
+        let lo = values.iter().copied().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+        let (y0, y1) =
+            if lo.is_finite() { (decade_floor(lo), decade_ceil(hi.max(lo * 2.0))) } else { (1.0, 10.0) };
+        let mut chart = chart.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(fail)?;
+        themed(&mut chart.configure_mesh(), look, 12.0, 0.35)
+            .x_desc(range.key)
+            .y_desc(figure.words())
+            .x_label_formatter(&|v| trim(*v))
+            .y_label_formatter(&|v| ms_label(*v))
+            .axis_desc_style(look.font(13.0))
+            .draw()
+            .map_err(fail)?;
+        for (i, a) in algorithms.iter().enumerate() {
+            let line: Vec<(f64, f64)> = series(i).into_iter().filter(|p| p.1 > 0.0).collect();
+            chart.draw_series(LineSeries::new(line.clone(), look.line(*a, 2.0))).map_err(fail)?;
+            chart
+                .draw_series(line.into_iter().map(|p| Circle::new(p, look.px(2.5), colour(*a).filled())))
+                .map_err(fail)?;
+        }
+    }
+    let rows: Vec<LegendRow> =
+        algorithms.iter().map(|a| (a.id().to_string(), Some(colour(*a)), look.emphasised(*a))).collect();
+    legend(&side, &rows, columns, look)?;
+    root.present().map_err(fail)
 }

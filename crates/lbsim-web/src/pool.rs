@@ -41,6 +41,8 @@ pub struct Slot {
 /// The run the page waits for: one part per worker, merged when all came.
 pub struct Pending {
     run_id: u32,
+    /// What the result is for: the main view, or one value of a sweep.
+    purpose: Purpose,
     /// The workers running a part, by part.
     workers: Vec<usize>,
     parts: Vec<Option<Report>>,
@@ -54,6 +56,15 @@ impl Pending {
         }
         self.workers.iter().position(|&w| w == worker)
     }
+}
+
+/// What a run's report is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// The plots and the table.
+    Main,
+    /// One value of the sweep view's range.
+    Sweep,
 }
 
 /// How many workers share a run: algorithms are independent (common random
@@ -242,7 +253,7 @@ fn on_worker(index: usize, from: &Worker, message: FromWorker) {
         }
         FromWorker::Progress { run_id, done, total } => {
             let Some((done, total)) = with(|app| {
-                let p = app.pending.as_mut()?;
+                let p = app.pending.as_mut().filter(|p| p.purpose == Purpose::Main)?;
                 let part = p.part_of(index, run_id)?;
                 p.progress[part] = (done, total);
                 Some(p.progress.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
@@ -280,12 +291,12 @@ fn on_worker(index: usize, from: &Worker, message: FromWorker) {
 /// A worker finished its part of `run_id`; the last part draws the report,
 /// unless a newer input is already waiting (then it would be stale).
 fn done(index: usize, run_id: u32, report: Report) {
-    let Some(parts) = with(|app| {
+    let Some((purpose, parts)) = with(|app| {
         let p = app.pending.as_mut()?;
         let part = p.part_of(index, run_id)?;
         p.parts[part] = Some(report);
         if p.parts.iter().all(Option::is_some) {
-            app.pending.take().map(|p| p.parts.into_iter().flatten().collect::<Vec<_>>())
+            app.pending.take().map(|p| (p.purpose, p.parts.into_iter().flatten().collect::<Vec<_>>()))
         } else {
             None
         }
@@ -296,6 +307,10 @@ fn done(index: usize, run_id: u32, report: Report) {
         fail("the simulator's parts of one run disagree on the workload");
         return;
     };
+    if purpose == Purpose::Sweep {
+        crate::sweep::value_done(run_id, &report);
+        return;
+    }
     // A newer input is waiting for its run: this result would be stale the
     // moment it is drawn, so it is not drawn (the newer run's will be).
     if with(|app| app.run_timer.is_some()) {
@@ -321,6 +336,7 @@ fn done(index: usize, run_id: u32, report: Report) {
     }
     set_text("status-text", "");
     set_state("ready");
+    crate::sweep::start_if_asked();
 }
 
 /// Asks for a run of the current scenario after the debounce.
@@ -346,14 +362,29 @@ pub fn request_run() {
     set_state("running");
 }
 
-/// Deals the algorithms out to the ready workers, alternating, so each
-/// gets a similar mix of cheap and costly rules.
+/// Runs the current scenario for the main view (a newer input's run
+/// supersedes any run going, a sweep's included).
 fn send_run() {
-    let (run_id, previous, scenario, ready, workers) = with(|app| {
-        app.run_timer = None;
+    with(|app| app.run_timer = None);
+    if crate::sweep::stop("the scenario changed") {
+        set_body_data("sweep", "stopped");
+    }
+    if let Some(p) = by_id::<HtmlProgressElement>("progress") {
+        p.set_value(0.0);
+    }
+    set_text("status-text", "Simulating...");
+    set_state("running");
+    dispatch(with(|app| app.scenario.clone()), Purpose::Main);
+}
+
+/// Deals a scenario's algorithms out to the ready workers, alternating, so
+/// each gets a similar mix of cheap and costly rules; returns the run id.
+/// The run supersedes the one the page waited for.
+pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
+    let (run_id, previous, ready, workers) = with(|app| {
         app.run_id += 1;
         let ready: Vec<usize> = (0..app.workers.len()).filter(|&i| app.workers[i].ready).collect();
-        (app.run_id, app.pending.as_ref().map(|p| p.run_id), app.scenario.clone(), ready, app.workers.len())
+        (app.run_id, app.pending.as_ref().map(|p| p.run_id), ready, app.workers.len())
     });
     let mut chosen = if ready.is_empty() { vec![0] } else { ready };
     chosen.truncate(scenario.algorithms.len().max(1));
@@ -365,16 +396,12 @@ fn send_run() {
     with(|app| {
         app.pending = Some(Pending {
             run_id,
+            purpose,
             workers: chosen.clone(),
             parts: vec![None; parts],
             progress: vec![(0, 0); parts],
         })
     });
-    if let Some(p) = by_id::<HtmlProgressElement>("progress") {
-        p.set_value(0.0);
-    }
-    set_text("status-text", "Simulating...");
-    set_state("running");
     for (&worker, algorithms) in chosen.iter().zip(groups) {
         let part = Scenario { algorithms, ..scenario.clone() };
         post(worker, ToWorker::Run { run_id, scenario: Box::new(part) });
@@ -385,6 +412,7 @@ fn send_run() {
             post(i, ToWorker::Cancel { run_id: previous });
         }
     }
+    run_id
 }
 
 /// Stops the run on its way (or the one about to start): the page stops

@@ -12,6 +12,7 @@ use crate::dom::{set_body_data, window};
 use crate::palette::Theme;
 use crate::plots::{CdfView, Class, Look};
 use crate::pool::{Pending, Slot};
+use crate::sweep::SweepState;
 use crate::table::Sort;
 
 /// Everything the page knows.
@@ -52,6 +53,8 @@ pub struct App {
     pub remap_key: String,
     /// Whether no plot has been drawn yet.
     pub first_plot: bool,
+    /// The sweep view.
+    pub sweep: SweepState,
 }
 
 thread_local! {
@@ -74,6 +77,7 @@ thread_local! {
         embed_plots: None,
         remap_key: String::new(),
         first_plot: true,
+        sweep: SweepState::default(),
     });
 }
 

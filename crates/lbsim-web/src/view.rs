@@ -170,6 +170,7 @@ pub fn redraw_soon() {
     let t = after(120, || {
         with(|app| app.redraw_timer = None);
         redraw(Redraw::ALL);
+        crate::sweep::draw();
     });
     with(|app| app.redraw_timer = Some(t));
 }

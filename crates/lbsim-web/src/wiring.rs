@@ -273,7 +273,8 @@ fn wire_sharing() {
 fn wire_window() {
     on(&window(), "resize", |_| redraw_soon());
     on(&window(), "hashchange", |_| {
-        let (s, p) = scenario_from_link(&fragment());
+        let (s, p, sweep) = scenario_from_link(&fragment());
+        crate::sweep::from_link(sweep);
         if s != with(|app| app.scenario.clone()) || p != with(|app| app.preset) {
             // A pasted link is its own scenario, with the preset it names.
             with(|app| app.preset = p);
@@ -294,6 +295,7 @@ fn wire_window() {
 
 /// Connects every input of the page to what it does.
 pub fn wire() {
+    crate::sweep::wire();
     wire_form();
     wire_results();
     wire_sharing();

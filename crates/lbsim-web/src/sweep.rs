@@ -1,0 +1,240 @@
+//! The sweep view: one parameter across a range (the hockey stick of p99
+//! against load), every algorithm's curve, run value by value in the
+//! workers with progress. The range is the core's [`Sweep`] (the same
+//! text `lbsim sweep --param` takes, and the link's `sweep=` key), so the
+//! page's numbers and CSV are the CLI's for the same link.
+
+use lbsim_core::report::Headline;
+use lbsim_core::sweep::Sweep;
+use lbsim_core::url::MAX_LINK_SWEEP_VALUES;
+use lbsim_core::{Report, Scenario};
+use web_sys::{HtmlDetailsElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement};
+
+use crate::dom::{self, by_id, on_id, set_body_data, set_text};
+use crate::links::{schedule_url, share_url_without_sweep};
+use crate::plots::{self, Figure};
+use crate::pool::{dispatch, Purpose};
+use crate::state::{look, with};
+
+/// The sweep view's state.
+#[derive(Default)]
+pub struct SweepState {
+    /// The range the reader set up (it goes in the link).
+    pub spec: Option<Sweep>,
+    /// Whether the link asked for the sweep, to run once the page has run.
+    pub asked: bool,
+    running: Option<Running>,
+    /// The last finished sweep: the range and each value's rows.
+    result: Option<(Sweep, Vec<Vec<Headline>>)>,
+}
+
+struct Running {
+    sweep: Sweep,
+    scenarios: Vec<Scenario>,
+    rows: Vec<Vec<Headline>>,
+    run_id: u32,
+}
+
+/// A range to start from for each parameter the view offers.
+fn default_range(key: &str) -> (&'static str, &'static str, &'static str) {
+    match key {
+        "slow-share" => ("0", "0.3", "0.03"),
+        "zipf" => ("0", "2", "0.2"),
+        "servers" => ("2", "12", "1"),
+        "balancers" => ("1", "16", "3"),
+        _ => ("0.3", "0.95", "0.05"),
+    }
+}
+
+fn input(id: &str) -> String {
+    by_id::<HtmlInputElement>(id).map(|i| i.value()).unwrap_or_default()
+}
+
+fn set_input(id: &str, value: &str) {
+    if let Some(i) = by_id::<HtmlInputElement>(id) {
+        i.set_value(value);
+    }
+}
+
+fn select(id: &str) -> String {
+    by_id::<HtmlSelectElement>(id).map(|s| s.value()).unwrap_or_default()
+}
+
+/// The range the form describes, as `NAME=FROM..TO:STEP`.
+fn form_spec() -> String {
+    format!(
+        "{}={}..{}:{}",
+        select("sweep-param"),
+        input("sweep-from"),
+        input("sweep-to"),
+        input("sweep-step")
+    )
+}
+
+/// Puts a range into the form (from a link).
+fn fill_form(sweep: &Sweep) {
+    if let Some(s) = by_id::<HtmlSelectElement>("sweep-param") {
+        s.set_value(sweep.key);
+    }
+    if let Some((_, range)) = sweep.spec.split_once('=') {
+        if let Some((from_to, step)) = range.split_once(':') {
+            if let Some((from, to)) = from_to.split_once("..") {
+                set_input("sweep-from", from);
+                set_input("sweep-to", to);
+                set_input("sweep-step", step);
+            }
+        }
+    }
+}
+
+fn status(text: &str) {
+    set_text("sweep-status", text);
+}
+
+/// A link's sweep: the form shows it, the panel opens, and it runs once
+/// the page's own first run is drawn.
+pub fn from_link(sweep: Option<Sweep>) {
+    let Some(sweep) = sweep else { return };
+    fill_form(&sweep);
+    if let Some(panel) = by_id::<HtmlDetailsElement>("sweep-panel") {
+        panel.set_open(true);
+    }
+    with(|app| {
+        app.sweep.spec = Some(sweep);
+        app.sweep.asked = true;
+    });
+}
+
+/// Starts the sweep the link asked for, once.
+pub fn start_if_asked() {
+    if with(|app| std::mem::take(&mut app.sweep.asked)) {
+        start();
+    }
+}
+
+/// Reads the form and runs the sweep over the current scenario.
+fn start() {
+    let sweep = match Sweep::parse(&form_spec(), "sweep", MAX_LINK_SWEEP_VALUES) {
+        Ok(s) => s,
+        Err(e) => return status(&e.to_string()),
+    };
+    let scenarios = match sweep.scenarios(&with(|app| app.scenario.clone())) {
+        Ok(s) => s,
+        Err(e) => return status(&e.to_string()),
+    };
+    let cli = format!("lbsim sweep --url '{}' --param {}", share_url_without_sweep(), sweep.spec);
+    set_text("sweep-cli", &cli);
+    with(|app| {
+        app.sweep.spec = Some(sweep.clone());
+        app.sweep.running = Some(Running { sweep, scenarios, rows: Vec::new(), run_id: 0 });
+    });
+    schedule_url();
+    set_body_data("sweep", "running");
+    next_value();
+}
+
+/// Sends the next value of the running sweep, or finishes it.
+fn next_value() {
+    let Some((scenario, i, n, key)) = with(|app| {
+        let r = app.sweep.running.as_ref()?;
+        let i = r.rows.len();
+        Some((r.scenarios.get(i).cloned(), i, r.scenarios.len(), r.sweep.key))
+    }) else {
+        return;
+    };
+    if let Some(p) = by_id::<HtmlProgressElement>("sweep-progress") {
+        p.set_value(i as f64 / n.max(1) as f64);
+    }
+    match scenario {
+        Some(scenario) => {
+            status(&format!("Sweeping {key}: value {} of {n}", i + 1));
+            let run_id = dispatch(scenario, Purpose::Sweep);
+            with(|app| {
+                if let Some(r) = app.sweep.running.as_mut() {
+                    r.run_id = run_id;
+                }
+            });
+        }
+        None => finish(),
+    }
+}
+
+/// One value's report came back.
+pub fn value_done(run_id: u32, report: &Report) {
+    let ours = with(|app| match app.sweep.running.as_mut() {
+        Some(r) if r.run_id == run_id => {
+            r.rows.push(report.results.iter().map(Headline::from).collect());
+            true
+        }
+        _ => false,
+    });
+    if ours {
+        next_value();
+    }
+}
+
+fn finish() {
+    let Some(r) = with(|app| app.sweep.running.take()) else { return };
+    with(|app| app.sweep.result = Some((r.sweep, r.rows)));
+    if let Some(p) = by_id::<HtmlProgressElement>("sweep-progress") {
+        p.set_value(1.0);
+    }
+    status("");
+    draw();
+    set_body_data("sweep", "ready");
+}
+
+/// Stops a running sweep (a newer input superseded it); says why.
+/// Returns whether one was running.
+pub fn stop(why: &str) -> bool {
+    let was = with(|app| app.sweep.running.take().is_some());
+    if was {
+        status(&format!("Sweep stopped: {why}. Run it again for the new scenario."));
+    }
+    was
+}
+
+/// Draws the last finished sweep with the chosen figure.
+pub fn draw() {
+    let Some(canvas) = by_id("sweep") else { return };
+    let figure = Figure::parse(&select("sweep-figure"));
+    let Some((sweep, rows)) = with(|app| app.sweep.result.clone()) else { return };
+    if let Err(e) = plots::sweep(&canvas, &sweep, &rows, figure, &look()) {
+        status(&e);
+    }
+}
+
+/// The finished sweep as CSV: `lbsim sweep --format csv`'s bytes.
+fn csv() -> Option<String> {
+    with(|app| {
+        let (sweep, rows) = app.sweep.result.as_ref()?;
+        let mut out = sweep.csv_header();
+        for (value, rows) in sweep.values.iter().zip(rows) {
+            out += &Sweep::csv_rows(value, rows);
+        }
+        Some(out)
+    })
+}
+
+/// Connects the sweep panel's inputs.
+pub fn wire() {
+    on_id("sweep-param", "input", |_| {
+        let (from, to, step) = default_range(&select("sweep-param"));
+        set_input("sweep-from", from);
+        set_input("sweep-to", to);
+        set_input("sweep-step", step);
+    });
+    on_id("sweep-run", "click", |_| start());
+    on_id("sweep-figure", "input", |_| draw());
+    // A closed panel's canvas has no size; it is drawn when it opens.
+    on_id("sweep-panel", "toggle", |_| draw());
+    on_id("sweep-csv", "click", |_| {
+        if let Some(text) = csv() {
+            dom::download_text(&text, "text/csv", "lbsim-sweep.csv");
+        }
+    });
+    let (from, to, step) = default_range("load");
+    set_input("sweep-from", from);
+    set_input("sweep-to", to);
+    set_input("sweep-step", step);
+}
