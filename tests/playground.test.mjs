@@ -323,6 +323,30 @@ test("a long run shows progress and can be cancelled", async () => {
   await context.close();
 });
 
+test("Cancel before the worker is ready stops the queued run and the page is ready again", async () => {
+  const { page, context, errors } = await open(browser);
+  // Hold the worker's script back, so the first run waits in the page's queue.
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await context.route("**/worker.js", async (route) => { await held; await route.continue(); });
+  await page.goto(server.base);
+  await page.waitForFunction(() => document.body.dataset.state === "running");
+  await page.click("#cancel");
+  assert.equal(await page.getAttribute("body", "data-state"), "ready");
+  assert.match(await page.locator("#status-text").textContent(), /Cancelled/);
+  release();
+  // The worker starts; the cancelled run is never drawn, and a new input runs.
+  await page.waitForFunction(() => document.body.dataset.workerReadyMs !== undefined);
+  await page.waitForTimeout(300);
+  assert.equal(await page.getAttribute("body", "data-run-id"), null, "the cancelled run was never drawn");
+  await page.locator("input[name=seed]").fill("5");
+  await page.locator("input[name=seed]").press("Enter");
+  await page.waitForFunction(() => document.body.dataset.runId !== undefined && document.body.dataset.state === "ready");
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ seed: 5 })));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a worker failure shows a message, the worker restarts and the page stays usable", async () => {
   const { page, context } = await open(browser);
   await page.goto(server.base);
