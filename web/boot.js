@@ -21,20 +21,23 @@ async function compile() {
   }
 }
 
-const [bindings, module] = await Promise.all([import(glue), compile()]);
-window.lbsimModule = { glue, module };
+// The first worker starts at once: its script loads while the module
+// downloads and compiles, and the module follows as soon as it is ready.
+const compiled = compile();
 try {
-  const worker = new Worker("./worker.js", { type: "module" });
+  const worker = new Worker(`./worker.js?glue=${encodeURIComponent(glue)}`, { type: "module" });
   const early = { worker, events: [], taken: false };
   const keep = (event) => {
     if (!early.taken) early.events.push(event);
   };
   worker.addEventListener("message", keep);
   worker.addEventListener("error", keep);
-  worker.postMessage(window.lbsimModule);
+  compiled.then((module) => worker.postMessage({ glue, module }), () => {});
   window.lbsimFirstWorker = early;
 } catch {
   // The page starts its own worker, and says so if it cannot.
 }
+const [bindings, module] = await Promise.all([import(glue), compiled]);
+window.lbsimModule = { glue, module };
 await bindings.default({ module_or_path: module });
 bindings.start_page();

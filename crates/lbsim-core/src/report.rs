@@ -41,7 +41,15 @@ impl Report {
             }
             report.results.extend(part.results);
         }
-        report.results.sort_by_key(|r| r.algorithm);
+        // Canonical order by picking, not sorting: eleven results at most,
+        // and no sort code in the page's bundle.
+        let mut ordered = Vec::with_capacity(report.results.len());
+        for a in AlgorithmId::ALL {
+            while let Some(i) = report.results.iter().position(|r| r.algorithm == *a) {
+                ordered.push(report.results.swap_remove(i));
+            }
+        }
+        report.results = ordered;
         report.scenario.algorithms = report.results.iter().map(|r| r.algorithm).collect();
         Some(report)
     }

@@ -254,13 +254,31 @@ fn titled(area: &Area, title: &str, look: &Look) -> Result<Area, String> {
 /// second largest (of the rules' own extremes), then the second largest.
 /// Returns the limit and whether something was left off scale.
 fn unstretched(extremes: &[f64], factor: f64) -> (f64, bool) {
-    let mut sorted: Vec<f64> = extremes.iter().copied().filter(|v| v.is_finite()).collect();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.as_slice() {
-        [.., second, top] if *top > factor * second.max(f64::MIN_POSITIVE) => (*second, true),
-        [.., top] => (*top, false),
-        [] => (0.0, false),
+    // The two largest, in one pass (no sort: a sort's code would cost the
+    // page's bundle more than this whole plot).
+    let (mut top, mut second) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for &v in extremes.iter().filter(|v| v.is_finite()) {
+        if v > top {
+            second = top;
+            top = v;
+        } else if v > second {
+            second = v;
+        }
     }
+    if !top.is_finite() {
+        (0.0, false)
+    } else if second.is_finite() && top > factor * second.max(f64::MIN_POSITIVE) {
+        (second, true)
+    } else {
+        (top, false)
+    }
+}
+
+/// The results in drawing order: the muted rules first, so the lesson's
+/// rules are drawn over them.
+fn drawing_order<'r, 'a>(results: &'r [&'a AlgorithmResult], look: &Look) -> Vec<&'r &'a AlgorithmResult> {
+    let muted = results.iter().filter(|r| !look.emphasised(r.algorithm));
+    muted.chain(results.iter().filter(|r| look.emphasised(r.algorithm))).collect()
 }
 
 fn decade_floor(v: f64) -> f64 {
@@ -346,8 +364,7 @@ pub fn latency(
         0.0
     };
     // Muted rules first, so the lesson's rules are drawn over them.
-    let mut order: Vec<&&AlgorithmResult> = results.iter().collect();
-    order.sort_by_key(|r| look.emphasised(r.algorithm));
+    let order = drawing_order(results, look);
     let mut builder = ChartBuilder::on(&plot);
     builder.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(58.0));
     // Points past the axis are cut at its edge (plotters draws them
@@ -551,8 +568,7 @@ pub fn queues(canvas: &HtmlCanvasElement, results: &[&AlgorithmResult], look: &L
         .axis_desc_style(look.font(13.0))
         .draw()
         .map_err(fail)?;
-    let mut order: Vec<&&AlgorithmResult> = results.iter().collect();
-    order.sort_by_key(|r| look.emphasised(r.algorithm));
+    let order = drawing_order(results, look);
     for r in order {
         let step = r.queue_bucket_ms / 1000.0;
         let line = r.queue_series.iter().enumerate().map(|(i, &q)| (i as f64 * step, f64::from(q).min(top)));
@@ -739,8 +755,8 @@ impl Figure {
 
     fn words(self) -> &'static str {
         match self {
-            Figure::QuickP99 => "quick-request p99 (ms, log)",
-            Figure::P99 => "p99 (ms, log)",
+            Figure::QuickP99 => "quick-request p99 (ms)",
+            Figure::P99 => "p99 (ms)",
             Figure::BusiestShare => "busiest server's share",
         }
     }
@@ -776,39 +792,21 @@ pub fn sweep(
             .filter_map(|(&x, r)| r.get(i).and_then(|h| figure.of(h)).map(|y| (x, y)))
             .collect()
     };
-    if figure == Figure::BusiestShare {
-        let mut chart = chart.build_cartesian_2d(x0..x1, 0.0..(hi * 1.1).max(0.01)).map_err(fail)?;
-        themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
-            .x_desc(range.key)
-            .y_desc(figure.words())
-            .x_label_formatter(&|v| trim(*v))
-            .y_label_formatter(&|v| share_label(*v))
-            .axis_desc_style(look.font(13.0))
-            .draw()
-            .map_err(fail)?;
-        for (i, a) in algorithms.iter().enumerate() {
-            chart.draw_series(LineSeries::new(series(i), look.line(*a, 2.0))).map_err(fail)?;
-        }
-    } else {
-        let lo = values.iter().copied().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
-        let (y0, y1) =
-            if lo.is_finite() { (decade_floor(lo), decade_ceil(hi.max(lo * 2.0))) } else { (1.0, 10.0) };
-        let mut chart = chart.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(fail)?;
-        themed(&mut chart.configure_mesh(), look, 12.0, 0.35)
-            .x_desc(range.key)
-            .y_desc(figure.words())
-            .x_label_formatter(&|v| trim(*v))
-            .y_label_formatter(&|v| ms_label(*v))
-            .axis_desc_style(look.font(13.0))
-            .draw()
-            .map_err(fail)?;
-        for (i, a) in algorithms.iter().enumerate() {
-            let line: Vec<(f64, f64)> = series(i).into_iter().filter(|p| p.1 > 0.0).collect();
-            chart.draw_series(LineSeries::new(line.clone(), look.line(*a, 2.0))).map_err(fail)?;
-            chart
-                .draw_series(line.into_iter().map(|p| Circle::new(p, look.px(2.5), colour(*a).filled())))
-                .map_err(fail)?;
-        }
+    // A linear axis, where the hockey stick of p99 against load shows as
+    // one (and the same chart type as the queue plot, which keeps the
+    // bundle small).
+    let share = figure == Figure::BusiestShare;
+    let mut chart = chart.build_cartesian_2d(x0..x1, 0.0..(hi * 1.1).max(f64::MIN_POSITIVE)).map_err(fail)?;
+    themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
+        .x_desc(range.key)
+        .y_desc(figure.words())
+        .x_label_formatter(&|v| trim(*v))
+        .y_label_formatter(&|v| if share { share_label(*v) } else { ms_label(*v) })
+        .axis_desc_style(look.font(13.0))
+        .draw()
+        .map_err(fail)?;
+    for (i, a) in algorithms.iter().enumerate() {
+        chart.draw_series(LineSeries::new(series(i), look.line(*a, 2.0))).map_err(fail)?;
     }
     let rows: Vec<LegendRow> =
         algorithms.iter().map(|a| (a.id().to_string(), Some(colour(*a)), look.emphasised(*a))).collect();

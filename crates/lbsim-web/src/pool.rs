@@ -159,20 +159,18 @@ fn new_worker(index: usize) -> Option<Worker> {
     Some(worker)
 }
 
-/// Starts the first worker; the others start once it is ready, so the
-/// first run is not slowed by their start-up.
+/// Starts every worker at once: they share the module the page compiled,
+/// so none downloads or compiles anything, and the first run can be dealt
+/// out to all of them.
 pub fn start_workers() {
-    match new_worker(0) {
-        Some(worker) => with(|app| app.workers = vec![Slot { worker, ready: false, queued: Vec::new() }]),
-        None => fail("The simulator could not start: this browser does not run module workers."),
-    }
-}
-
-fn start_other_workers() {
-    let have = with(|app| app.workers.len());
-    for i in have..pool_size() {
-        if let Some(worker) = new_worker(i) {
-            with(|app| app.workers.push(Slot { worker, ready: false, queued: Vec::new() }));
+    for i in 0..pool_size() {
+        match new_worker(i) {
+            Some(worker) => with(|app| app.workers.push(Slot { worker, ready: false, queued: Vec::new() })),
+            None if i == 0 => {
+                fail("The simulator could not start: this browser does not run module workers.");
+                return;
+            }
+            None => return,
         }
     }
 }
@@ -248,7 +246,6 @@ fn on_worker(index: usize, from: &Worker, message: FromWorker) {
             }
             if index == 0 {
                 set_body_data("worker-ready-ms", &format!("{:.1}", now_ms()));
-                start_other_workers();
             }
         }
         FromWorker::Progress { run_id, done, total } => {
@@ -386,8 +383,14 @@ pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
         let ready: Vec<usize> = (0..app.workers.len()).filter(|&i| app.workers[i].ready).collect();
         (app.run_id, app.pending.as_ref().map(|p| p.run_id), ready, app.workers.len())
     });
-    let mut chosen = if ready.is_empty() { vec![0] } else { ready };
+    // Before any worker is ready (the first run), every worker gets a part,
+    // queued until it is; afterwards only the ready ones.
+    let mut chosen = if ready.is_empty() { (0..workers).collect() } else { ready };
     chosen.truncate(scenario.algorithms.len().max(1));
+    if chosen.is_empty() {
+        // No worker could start; the page said so already.
+        return run_id;
+    }
     let parts = chosen.len();
     let mut groups = vec![Vec::new(); parts];
     for (i, a) in scenario.algorithms.iter().enumerate() {
