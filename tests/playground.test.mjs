@@ -3,12 +3,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { serve, launch, open, ready, nativeReport, cliReport, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
+import { serve, launch, open, ready, nativeReport, cliReport, cliText, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
 
-const ALGORITHMS = [
-  "round-robin", "random", "least-connections", "power-of-two", "least-request", "peak-ewma",
-  "user-hash", "consistent-hash", "bounded-load", "maglev", "rendezvous",
-];
+// Every rule, in canonical order, from the core's one registry (the
+// native core's default report lists them all).
+const ALGORITHMS = nativeReport({ requests: 1 }).scenario.algorithms;
 
 let server;
 let browser;
@@ -123,7 +122,10 @@ test("a link restores every control and gives the numbers of the native core and
   const cli = cliReport(server.base + link);
   if (cli) assert.deepEqual(json, cli, "and what `lbsim run --url` prints for the same link");
   const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
-  assert.equal((await readFile(await csv.path(), "utf8")).trim().split("\n").length, 12);
+  const csvText = await readFile(await csv.path(), "utf8");
+  assert.equal(csvText.trim().split("\n").length, ALGORITHMS.length + 1, "a header and one row per rule");
+  const cliCsv = cliText(server.base + link, "csv");
+  if (cliCsv !== null) assert.equal(csvText, cliCsv, "the CSV download is `lbsim run --url --format csv`, byte for byte");
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -145,6 +147,33 @@ test("a bad link names each bad key and value, as text, and uses the rest", asyn
   await context.close();
 });
 
+test("preset= is a link key: the lesson opens, edits are keys over it, the CLI gives the same numbers", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base + "#v=1&preset=degraded&bogus=1");
+  await ready(page);
+  assert.equal(await page.inputValue("select[name=preset]"), "degraded");
+  assert.match(await page.locator("#lesson-title").innerText(), /degraded/i);
+  assert.match(await page.locator("#notice").innerText(), /unknown key 'bogus' ignored/);
+  const run = await page.getAttribute("body", "data-run-id");
+  await page.locator("input[name=seed]").fill("7");
+  await page.locator("input[name=seed]").press("Enter");
+  await page.waitForFunction((r) => document.body.dataset.runId !== r && document.body.dataset.state === "ready", run);
+  await page.waitForFunction(() => location.hash === "#v=1&preset=degraded&seed=7");
+  assert.equal(await page.locator("#lesson").isVisible(), true, "the lesson stays while the reader edits");
+  await page.click("#copy-link");
+  const link = await page.inputValue("#share-url");
+  assert.ok(link.endsWith("#v=1&preset=degraded&seed=7"), link);
+  const cli = cliReport(link);
+  if (cli) assert.deepEqual(await tableValues(page), expectedTable(cli), "lbsim run --url reads the preset too");
+  await page.click("#copy-embed");
+  assert.match(await page.inputValue("#embed-code"), /#v=1&amp;preset=degraded&amp;seed=7/);
+  // "custom" drops the preset from the link and keeps the numbers.
+  await page.selectOption("select[name=preset]", "");
+  await page.waitForFunction(() => !location.hash.includes("preset="));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a bad value in a control says why next to it and keeps the last result", async () => {
   const { page, context } = await open(browser);
   await page.goto(server.base);
@@ -157,6 +186,44 @@ test("a bad value in a control says why next to it and keeps the last result", a
   await context.close();
 });
 
+test("a half-typed value never runs; an invalid one is marked and the results say what they belong to", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const before = await tableValues(page);
+  const run = await page.getAttribute("body", "data-run-id");
+  const servers = page.locator("input[name=servers]");
+  // Typed key by key, as a reader does: "1", "12", "120", ... "1200" is out of range.
+  await servers.fill("");
+  await servers.pressSequentially("1200", { delay: 20 });
+  await page.waitForTimeout(100);
+  assert.equal(await page.getAttribute("body", "data-run-id"), run, "nothing ran while typing");
+  assert.equal(await servers.getAttribute("aria-invalid"), "true");
+  const described = (await servers.getAttribute("aria-describedby")).split(" ");
+  assert.ok(described.includes("c-servers-error"), "the error text describes the field");
+  assert.match(await page.locator("#c-servers-error").innerText(), /1 to 1024/);
+  assert.match(await page.locator("#stale").innerText(), /last valid scenario \(servers: 4\)/);
+  await servers.press("Enter");
+  await page.waitForTimeout(100);
+  assert.equal(await page.getAttribute("body", "data-run-id"), run, "an invalid value never runs");
+  assert.deepEqual(await tableValues(page), before);
+  // Fixed and committed, it runs, and the marks go.
+  await servers.fill("6");
+  await servers.press("Enter");
+  await page.waitForFunction((r) => document.body.dataset.runId !== r && document.body.dataset.state === "ready", run);
+  assert.equal(await servers.getAttribute("aria-invalid"), null);
+  assert.equal(await page.locator("#stale").isHidden(), true);
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ servers: 6 })));
+  // Controls the scenario does not use are disabled, not just faded.
+  await page.selectOption("select[name=work]", "constant");
+  await ready(page);
+  assert.equal(await page.locator("input[name=slow-share]").isDisabled(), true);
+  assert.equal(await page.locator("input[name=sigma]").isDisabled(), true);
+  assert.equal(await page.locator("input[name=mean-ms]").isDisabled(), false);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("rapid changes never leave stale numbers on screen", async () => {
   const { page, context, errors } = await open(browser);
   await page.goto(server.base);
@@ -165,18 +232,55 @@ test("rapid changes never leave stale numbers on screen", async () => {
     const seed = document.querySelector("input[name=seed]");
     for (let i = 1; i <= 12; i++) {
       seed.value = String(100 + i);
-      seed.dispatchEvent(new Event("input", { bubbles: true }));
+      seed.dispatchEvent(new Event("change", { bubbles: true }));
     }
   });
   // Changes spread over time as well, so some land while a run is going.
   for (let i = 0; i < 6; i++) {
     await page.locator("input[name=seed]").fill(String(200 + i));
+    await page.locator("input[name=seed]").press("Enter");
     await page.waitForTimeout(7 * i);
   }
   await ready(page);
   await page.waitForTimeout(300);
   await ready(page);
   assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ seed: 205 })));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("dragging a slider through long runs: every ready state shows the slider's value", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base + "#v=1&requests=200000");
+  await ready(page, 60000);
+  // Every time the page says ready, what it drew and where the slider is.
+  await page.evaluate(() => {
+    window.readyStates = [];
+    const slider = document.querySelector("input[name=slow-share]");
+    new MutationObserver(() => {
+      if (document.body.dataset.state === "ready") {
+        window.readyStates.push({ drawn: document.body.dataset.drawn, slider: slider.value });
+      }
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-state"] });
+  });
+  await page.locator("input[name=slow-share]").scrollIntoViewIfNeeded();
+  const box = await page.locator("input[name=slow-share]").boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.05, y);
+  await page.mouse.down();
+  for (let i = 1; i <= 40; i++) {
+    await page.mouse.move(box.x + box.width * (0.05 + i * 0.01), y);
+    await page.waitForTimeout(20 + (i % 7) * 15);
+  }
+  await page.mouse.up();
+  await ready(page, 60000);
+  const states = await page.evaluate(() => window.readyStates);
+  assert.ok(states.length >= 1, "the last value was drawn");
+  assert.ok(Number(await page.inputValue("input[name=slow-share]")) > 0.3, "the slider moved");
+  for (const { drawn, slider } of states) {
+    const shown = new URLSearchParams(drawn).get("slow-share") ?? "0.1";
+    assert.equal(Number(shown), Number(slider), `ready with results for slow share ${shown}, slider at ${slider}`);
+  }
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -190,7 +294,7 @@ test("a long run shows progress and can be cancelled", async () => {
     const set = (k, v) => {
       const e = document.querySelector(`[name="${k}"]`);
       e.value = v;
-      e.dispatchEvent(new Event("input", { bubbles: true }));
+      e.dispatchEvent(new Event("change", { bubbles: true }));
     };
     set("servers", "1024");
     set("requests", "200000");
@@ -229,6 +333,7 @@ test("a worker failure shows a message, the worker restarts and the page stays u
   assert.match(await page.locator("#notice").innerText(), /restarted/);
   const run = Number(await page.getAttribute("body", "data-run-id"));
   await page.locator("input[name=seed]").fill("99");
+  await page.locator("input[name=seed]").press("Enter");
   await page.waitForFunction((r) => Number(document.body.dataset.runId) > r && document.body.dataset.state === "ready", run);
   assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ seed: 99 })));
   await context.close();
@@ -254,14 +359,20 @@ test("the latency plot switches between all, quick and slow requests and the tai
     for (let i = 0; i < data.length; i += 97) h = (h * 31 + data[i]) >>> 0;
     return h;
   });
+  // The mixed preset's lesson is about the quick-request p99: the plot
+  // opens on quick requests in the tail view, where it shows.
+  assert.equal(await page.isChecked("input[name=cdf-class][value=quick]"), true);
+  assert.equal(await page.isChecked("#cdf-tail"), true);
   const seen = new Set([await pixels()]);
-  await page.check("input[name=cdf-class][value=quick]");
+  await page.uncheck("#cdf-tail");
+  seen.add(await pixels());
+  await page.check("input[name=cdf-class][value=all]");
   seen.add(await pixels());
   await page.check("input[name=cdf-class][value=slow]");
   seen.add(await pixels());
   await page.check("#cdf-tail");
   seen.add(await pixels());
-  assert.equal(seen.size, 4, "each view draws something different");
+  assert.equal(seen.size, 5, "each view draws something different");
   await screenshot(page, "latency-tail-slow.png");
   assert.deepEqual(errors, []);
   await context.close();
@@ -299,7 +410,7 @@ test("presets show their lesson; theory draws Erlang C, scale-out the remapping"
   await page.selectOption("select[name=preset]", "theory");
   await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length === 1 && document.body.dataset.state === "ready");
   assert.match(await page.locator("#lesson-text").innerText(), /Erlang C/);
-  await page.waitForFunction(() => new URLSearchParams(location.search).get("preset") === "theory");
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get("preset") === "theory");
   await screenshot(page, "preset-theory.png");
   await page.selectOption("select[name=preset]", "scale-out");
   await ready(page);
@@ -320,13 +431,36 @@ test("embed mode: compact view, chosen controls, full-playground link, resize me
   await frame.locator("body[data-state=ready]").waitFor({ timeout: 30000 });
   const shown = await frame.locator("#controls .control:visible").evaluateAll((els) => els.map((e) => e.dataset.key));
   assert.deepEqual(shown.sort(), ["seed", "slow-share", "zipf"]);
-  assert.equal(await frame.locator("header.top").isVisible(), false);
+  const header = await frame.locator("header.top").boundingBox();
+  assert.ok(header.width <= 1 && header.height <= 1, "the heading is for screen readers only");
   const href = await frame.locator("#open-full").getAttribute("href");
   assert.ok(href.includes("#v=1&slow-share=0.2") && !href.includes("embed"), href);
   await page.waitForFunction(() => document.querySelector("iframe").style.height !== "");
   assert.equal(await frame.locator("#results tbody tr").count(), 4);
+  // The frame follows its content both ways: the page reports its own
+  // height, not the document's (which never gets smaller than the frame).
+  const height = () => page.evaluate(() => parseFloat(document.querySelector("iframe").style.height));
+  const tall = await height();
+  await frame.locator("body").evaluate(() => { document.querySelector(".table-wrap").hidden = true; });
+  await page.waitForFunction((h) => parseFloat(document.querySelector("iframe").style.height) < h - 50, tall);
+  await frame.locator("body").evaluate(() => { document.querySelector(".table-wrap").hidden = false; });
+  await page.waitForFunction((h) => parseFloat(document.querySelector("iframe").style.height) >= h - 1, tall);
   await page.waitForTimeout(300);
   await screenshot(page, "embed-demo.png");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("an embed shows just the plots its author names (&plots=); an unknown name is said", async () => {
+  const { page, context, errors } = await open(browser, { width: 800, height: 900 });
+  await page.goto(server.base + "?embed=1&plots=cdf,table#v=1&slow-share=0.2");
+  await ready(page);
+  const visible = await page.$$eval("[data-plot]", (els) => els.filter((e) => e.checkVisibility()).map((e) => e.dataset.plot));
+  assert.deepEqual(visible, ["cdf", "table"]);
+  assert.equal(await page.locator("#notice").isHidden(), true);
+  await page.goto(server.base + "?embed=1&plots=cdf,bogus#v=1");
+  await ready(page);
+  assert.match(await page.locator("#notice").innerText(), /unknown plot "bogus" ignored/);
   assert.deepEqual(errors, []);
   await context.close();
 });

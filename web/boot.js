@@ -1,22 +1,40 @@
-// Starts the page. Trunk writes the hashed file names into the script tag
-// (Trunk.toml, pattern_script); an external module keeps the
-// Content-Security-Policy free of inline scripts.
+// Starts the page. Trunk writes the hashed file names of the one wasm
+// module and its glue into the script tag (Trunk.toml, pattern_script); an
+// external module keeps the Content-Security-Policy free of inline scripts.
 //
-// The first simulator worker starts here, before the page's own wasm has
-// loaded, so both load at once; the page takes it over (with whatever it
-// said in the meantime) from `window.lbsimFirstWorker`.
+// The module is compiled once, here, and handed to every simulator worker
+// (web/worker.js), which instantiates it and calls `start_worker`; the page
+// calls `start_page`. The first worker starts at once, so it instantiates
+// while the page starts; the page takes it over (with whatever it said in
+// the meantime) from `window.lbsimFirstWorker`.
 const tag = document.querySelector("script[data-lbsim-js]");
+const glue = new URL(tag.dataset.lbsimJs, document.baseURI).href;
+const wasm = new URL(tag.dataset.lbsimWasm, document.baseURI).href;
+
+async function compile() {
+  try {
+    return await WebAssembly.compileStreaming(fetch(wasm));
+  } catch {
+    // A host that does not serve .wasm as application/wasm.
+    const bytes = await (await fetch(wasm)).arrayBuffer();
+    return WebAssembly.compile(bytes);
+  }
+}
+
+const [bindings, module] = await Promise.all([import(glue), compile()]);
+window.lbsimModule = { glue, module };
 try {
-  const worker = new Worker("./lbsim-worker_loader.js", { type: "module" });
+  const worker = new Worker("./worker.js", { type: "module" });
   const early = { worker, events: [], taken: false };
   const keep = (event) => {
     if (!early.taken) early.events.push(event);
   };
   worker.addEventListener("message", keep);
   worker.addEventListener("error", keep);
+  worker.postMessage(window.lbsimModule);
   window.lbsimFirstWorker = early;
 } catch {
   // The page starts its own worker, and says so if it cannot.
 }
-const { default: init } = await import(tag.dataset.lbsimJs);
-await init({ module_or_path: tag.dataset.lbsimWasm });
+await bindings.default({ module_or_path: module });
+bindings.start_page();

@@ -39,7 +39,7 @@ try {
     await page.evaluate((seed) => {
       const input = document.querySelector("input[name=seed]");
       input.value = String(seed);
-      input.dispatchEvent(new Event("input", { bubbles: true }));
+      input.dispatchEvent(new Event("change", { bubbles: true }));
     }, 16 + i);
     await page.waitForFunction((r) => Number(document.body.dataset.runId) > r && document.body.dataset.state === "ready", run);
     if (i > WARMUP) {

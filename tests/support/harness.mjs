@@ -92,12 +92,17 @@ export function nativeReport(scenario) {
   return JSON.parse(out.toString());
 }
 
-/** `lbsim run --url LINK --format json`, when the CLI is at hand (LBSIM_CLI). */
-export function cliReport(link) {
+/** What `lbsim run --url LINK --format FORMAT` prints, when the CLI is at hand (LBSIM_CLI). */
+export function cliText(link, format) {
   const cli = process.env.LBSIM_CLI;
   if (!cli) return null;
-  const out = execFileSync(cli, ["run", "--url", link, "--format", "json"], { maxBuffer: 1 << 28 });
-  return JSON.parse(out.toString());
+  return execFileSync(cli, ["run", "--url", link, "--format", format], { maxBuffer: 1 << 28 }).toString();
+}
+
+/** `lbsim run --url LINK --format json`, when the CLI is at hand (LBSIM_CLI). */
+export function cliReport(link) {
+  const text = cliText(link, "json");
+  return text === null ? null : JSON.parse(text);
 }
 
 /** The results table as { algorithm: { key: exact value } }. */

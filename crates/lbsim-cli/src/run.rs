@@ -4,7 +4,6 @@
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 use lbsim_core::cost;
-use lbsim_core::report::AlgorithmResult;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{url, Prepared, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
@@ -64,77 +63,6 @@ pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, S
     Ok(prepared.report(results))
 }
 
-/// One algorithm's headline numbers: a CSV row, a sweep row.
-#[derive(Clone, Debug, Serialize)]
-pub struct Summary {
-    pub algorithm: &'static str,
-    /// p99 of quick requests; bimodal work only.
-    pub quick_p99_ms: Option<f64>,
-    /// p99 of slow requests; bimodal work only.
-    pub slow_p99_ms: Option<f64>,
-    pub p50_ms: f64,
-    pub p90_ms: f64,
-    pub p99_ms: f64,
-    pub p999_ms: f64,
-    pub max_ms: f64,
-    pub mean_ms: f64,
-    pub wait_mean_ms: f64,
-    pub wait_p99_ms: f64,
-    pub peak_queue: u32,
-    pub busiest_share: f64,
-    pub imbalance: f64,
-}
-
-impl From<&AlgorithmResult> for Summary {
-    fn from(r: &AlgorithmResult) -> Self {
-        let all = r.latency_ms.all;
-        Summary {
-            algorithm: r.algorithm.id(),
-            quick_p99_ms: r.latency_ms.quick.map(|q| q.p99),
-            slow_p99_ms: r.latency_ms.slow.map(|s| s.p99),
-            p50_ms: all.p50,
-            p90_ms: all.p90,
-            p99_ms: all.p99,
-            p999_ms: all.p999,
-            max_ms: all.max,
-            mean_ms: all.mean,
-            wait_mean_ms: r.wait_ms.mean,
-            wait_p99_ms: r.wait_ms.p99,
-            peak_queue: r.peak_queue,
-            busiest_share: r.busiest_share,
-            imbalance: r.imbalance,
-        }
-    }
-}
-
-/// The CSV header of [`Summary`] rows.
-pub const SUMMARY_HEADER: &str = "algorithm,quick_p99_ms,slow_p99_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
-mean_ms,wait_mean_ms,wait_p99_ms,peak_queue,busiest_share,imbalance";
-
-impl Summary {
-    /// The CSV fields, in header order; a missing class is an empty field.
-    pub fn csv(&self) -> String {
-        let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
-        format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            self.algorithm,
-            opt(self.quick_p99_ms),
-            opt(self.slow_p99_ms),
-            self.p50_ms,
-            self.p90_ms,
-            self.p99_ms,
-            self.p999_ms,
-            self.max_ms,
-            self.mean_ms,
-            self.wait_mean_ms,
-            self.wait_p99_ms,
-            self.peak_queue,
-            self.busiest_share,
-            self.imbalance
-        )
-    }
-}
-
 /// The results table: the article's columns, then the realized figures.
 fn table(report: &Report, lesson: Option<&str>) -> String {
     let mut out = format!(
@@ -173,16 +101,6 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
     out
 }
 
-/// CSV of a report: header, then one row per algorithm.
-fn csv(report: &Report) -> String {
-    let mut out = format!("{SUMMARY_HEADER}\n");
-    for r in &report.results {
-        out += &Summary::from(r).csv();
-        out.push('\n');
-    }
-    out
-}
-
 /// A value as one line of JSON.
 pub fn json_line(value: &impl Serialize) -> Result<String, Failure> {
     serde_json::to_string(value)
@@ -203,7 +121,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let text = match args.format {
         RunFormat::Table => table(&report, preset.map(|p| p.lesson)),
         RunFormat::Json => json_line(&report)?,
-        RunFormat::Csv => csv(&report),
+        RunFormat::Csv => report.csv(),
     };
     print(&text)
 }
@@ -214,7 +132,7 @@ pub fn url(args: &UrlArgs) -> Result<(), Failure> {
         return Err(crate::bad("base", &args.base, "a URL without spaces or control characters"));
     }
     let scenario = args.sources.scenario()?;
-    print(&(url::share_url(&args.base, &scenario) + "\n"))
+    print(&(url::share_url_over(&args.base, &scenario, args.sources.preset()?) + "\n"))
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub mod presets;
 pub mod remap;
 pub mod report;
 pub mod scenario;
+pub mod sweep;
 pub mod theory;
 pub mod url;
 pub mod workload;

@@ -5,6 +5,29 @@ use alloc::vec;
 use crate::balancer::AlgorithmId;
 use crate::scenario::{Scenario, WorkKind};
 
+/// Which requests a latency view shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestClass {
+    /// Every request.
+    All,
+    /// Quick requests (bimodal work).
+    Quick,
+    /// Slow requests (bimodal work).
+    Slow,
+}
+
+/// Where a lesson is seen: the latency view that carries it and the rules
+/// it is about (the front ends emphasise them and mute the rest).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LessonView {
+    /// Which requests the latency plot shows.
+    pub class: RequestClass,
+    /// The tail view (1 - CDF on a log scale), where p99s differ visibly.
+    pub tail: bool,
+    /// The rules the lesson compares; empty for all alike.
+    pub focus: &'static [AlgorithmId],
+}
+
 /// A named scenario with what to look at and why.
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
@@ -16,7 +39,16 @@ pub struct Preset {
     pub lesson: &'static str,
     /// Whether the preset is about remapping (a pool change) rather than a run.
     pub remapping: bool,
+    /// Where to look.
+    pub view: LessonView,
     build: fn() -> Scenario,
+}
+
+/// Presets are one per id.
+impl PartialEq for Preset {
+    fn eq(&self, other: &Preset) -> bool {
+        self.id == other.id
+    }
 }
 
 impl Preset {
@@ -80,6 +112,11 @@ pub const PRESETS: &[Preset] = &[
                  because the heaviest user alone sends about 12% of the traffic. Look at the quick-request \
                  p99, not the overall p99: the overall p99 is the slow requests' own 400 ms.",
         remapping: false,
+        view: LessonView {
+            class: RequestClass::Quick,
+            tail: true,
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections, AlgorithmId::UserHash],
+        },
         build: mixed,
     },
     Preset {
@@ -89,6 +126,11 @@ pub const PRESETS: &[Preset] = &[
                  takes 20 ms. At this light load all rules tie on latency; the user-hash imbalance is \
                  still there, because it comes from the users, not from the work.",
         remapping: false,
+        view: LessonView {
+            class: RequestClass::All,
+            tail: false,
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections, AlgorithmId::UserHash],
+        },
         build: control,
     },
     Preset {
@@ -99,6 +141,11 @@ pub const PRESETS: &[Preset] = &[
                  without bound. Least connections sees C's requests pile up and gives it about a tenth \
                  of the traffic (2/22 in the fluid model); C never queues.",
         remapping: false,
+        view: LessonView {
+            class: RequestClass::All,
+            tail: true,
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
+        },
         build: degraded,
     },
     Preset {
@@ -107,6 +154,7 @@ pub const PRESETS: &[Preset] = &[
         lesson: "Adding a fifth server: modulo hashing moves about 80% of keys to a new owner; a ring, \
                  jump hash and Maglev move about a fifth, the share the new server should take.",
         remapping: true,
+        view: LessonView { class: RequestClass::All, tail: false, focus: &[] },
         build: mixed,
     },
     Preset {
@@ -118,6 +166,11 @@ pub const PRESETS: &[Preset] = &[
                  up worse than random choice. Two random choices give each copy a different random pair, \
                  so the copies' picks stay spread and the quick-request p99 stays lowest.",
         remapping: false,
+        view: LessonView {
+            class: RequestClass::Quick,
+            tail: true,
+            focus: &[AlgorithmId::Random, AlgorithmId::LeastConnections, AlgorithmId::PowerOfTwo],
+        },
         build: herding,
     },
     Preset {
@@ -127,6 +180,7 @@ pub const PRESETS: &[Preset] = &[
                  an M/M/8 queue. The simulated latency distribution follows the Erlang C formula drawn \
                  over it.",
         remapping: false,
+        view: LessonView { class: RequestClass::All, tail: true, focus: &[] },
         build: theory,
     },
 ];

@@ -4,6 +4,7 @@
 //! to nodes by a scheme before and after one node is added or removed; the
 //! report counts each node's keys and how many keys changed owner.
 
+use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::ops::Range;
@@ -81,6 +82,50 @@ pub enum Change {
     Add(String),
     /// A node leaves.
     Remove(String),
+}
+
+impl Change {
+    /// The change the playground's remapping panel shows for a pool of
+    /// `nodes`: with `add`, the next free `sN` joins; otherwise the last
+    /// node leaves (a pool of one can only grow).
+    pub fn for_pool(nodes: &[String], add: bool) -> Change {
+        match nodes.last() {
+            Some(last) if !add && nodes.len() >= 2 => Change::Remove(last.clone()),
+            _ => {
+                let mut i = nodes.len() + 1;
+                while nodes.contains(&format!("s{i}")) {
+                    i += 1;
+                }
+                Change::Add(format!("s{i}"))
+            }
+        }
+    }
+
+    /// The share of keys an ideal scheme moves for this change of a pool of
+    /// `nodes` nodes: the newcomer's fair share, or the leaver's.
+    pub fn ideal_share(&self, nodes: usize) -> f64 {
+        match self {
+            Change::Add(_) => 1.0 / (nodes + 1) as f64,
+            Change::Remove(_) => 1.0 / nodes.max(1) as f64,
+        }
+    }
+
+    /// In words: "s5 joins 4 servers", "s4 leaves 4 servers".
+    pub fn words(&self, nodes: usize) -> String {
+        match self {
+            Change::Add(n) => format!("{n} joins {nodes} servers"),
+            Change::Remove(n) => format!("{n} leaves {nodes} servers"),
+        }
+    }
+}
+
+/// The same change under every scheme, for a side-by-side comparison; a
+/// scheme that refuses the experiment is left out.
+pub fn compare(base: &Remap) -> Vec<(Scheme, RemapReport)> {
+    Scheme::ALL
+        .iter()
+        .filter_map(|&scheme| remap(&Remap { scheme, ..base.clone() }).ok().map(|r| (scheme, r)))
+        .collect()
 }
 
 /// One remapping experiment.

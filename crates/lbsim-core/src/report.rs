@@ -1,7 +1,8 @@
 //! What a run reports, per algorithm (SPEC section 4), as serde types with
 //! stable names, and the statistics behind them.
 
-use alloc::string::String;
+use alloc::format;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,123 @@ pub struct Report {
     pub realized: Realized,
     /// One entry per algorithm, in canonical order.
     pub results: Vec<AlgorithmResult>,
+}
+
+impl Report {
+    /// One report from parts that ran disjoint sets of algorithms over the
+    /// same scenario (the page deals the rules out to its workers): common
+    /// random numbers make it exactly the report of one run. The results
+    /// come in canonical order and the scenario lists them all. `None` for
+    /// no parts, or parts of different workloads.
+    pub fn merge(parts: Vec<Report>) -> Option<Report> {
+        let mut parts = parts.into_iter();
+        let mut report = parts.next()?;
+        for part in parts {
+            if part.realized != report.realized {
+                return None;
+            }
+            report.results.extend(part.results);
+        }
+        report.results.sort_by_key(|r| r.algorithm);
+        report.scenario.algorithms = report.results.iter().map(|r| r.algorithm).collect();
+        Some(report)
+    }
+
+    /// The headline numbers as CSV: [`HEADLINE_HEADER`], then one
+    /// [`Headline`] row per algorithm (the CLI's `--format csv` and the
+    /// page's download).
+    pub fn csv(&self) -> String {
+        let mut out = String::from(HEADLINE_HEADER);
+        out.push('\n');
+        for r in &self.results {
+            out += &Headline::from(r).csv();
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// One algorithm's headline numbers: a CSV row, a sweep row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Headline {
+    /// The algorithm's id.
+    pub algorithm: &'static str,
+    /// p99 of quick requests; bimodal work only.
+    pub quick_p99_ms: Option<f64>,
+    /// p99 of slow requests; bimodal work only.
+    pub slow_p99_ms: Option<f64>,
+    /// Median latency.
+    pub p50_ms: f64,
+    /// 90th percentile latency.
+    pub p90_ms: f64,
+    /// 99th percentile latency.
+    pub p99_ms: f64,
+    /// 99.9th percentile latency.
+    pub p999_ms: f64,
+    /// Largest latency.
+    pub max_ms: f64,
+    /// Mean latency.
+    pub mean_ms: f64,
+    /// Mean wait for a slot.
+    pub wait_mean_ms: f64,
+    /// 99th percentile wait for a slot.
+    pub wait_p99_ms: f64,
+    /// Longest queue on any server.
+    pub peak_queue: u32,
+    /// Share of the busiest server.
+    pub busiest_share: f64,
+    /// Busiest load / mean load.
+    pub imbalance: f64,
+}
+
+impl From<&AlgorithmResult> for Headline {
+    fn from(r: &AlgorithmResult) -> Self {
+        let all = r.latency_ms.all;
+        Headline {
+            algorithm: r.algorithm.id(),
+            quick_p99_ms: r.latency_ms.quick.map(|q| q.p99),
+            slow_p99_ms: r.latency_ms.slow.map(|s| s.p99),
+            p50_ms: all.p50,
+            p90_ms: all.p90,
+            p99_ms: all.p99,
+            p999_ms: all.p999,
+            max_ms: all.max,
+            mean_ms: all.mean,
+            wait_mean_ms: r.wait_ms.mean,
+            wait_p99_ms: r.wait_ms.p99,
+            peak_queue: r.peak_queue,
+            busiest_share: r.busiest_share,
+            imbalance: r.imbalance,
+        }
+    }
+}
+
+/// The CSV header of [`Headline`] rows.
+pub const HEADLINE_HEADER: &str = "algorithm,quick_p99_ms,slow_p99_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
+mean_ms,wait_mean_ms,wait_p99_ms,peak_queue,busiest_share,imbalance";
+
+impl Headline {
+    /// The CSV fields, in header order; a missing class is an empty field.
+    pub fn csv(&self) -> String {
+        let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            self.algorithm,
+            opt(self.quick_p99_ms),
+            opt(self.slow_p99_ms),
+            self.p50_ms,
+            self.p90_ms,
+            self.p99_ms,
+            self.p999_ms,
+            self.max_ms,
+            self.mean_ms,
+            self.wait_mean_ms,
+            self.wait_p99_ms,
+            self.peak_queue,
+            self.busiest_share,
+            self.imbalance
+        )
+    }
 }
 
 /// Realized figures of the request stream (the same for every algorithm).

@@ -278,6 +278,27 @@ pub struct ScenarioError {
     pub allowed: String,
 }
 
+/// How [`ScenarioError::unknown_key`] marks its `allowed` text.
+const UNKNOWN_KEY: &str = "a known key: ";
+
+impl ScenarioError {
+    /// A key that is no field at all (a link's `colour=blue`): its message
+    /// reads "unknown key 'colour'; known keys: ...", not as a bad value.
+    pub fn unknown_key(key: &str, value: &str) -> ScenarioError {
+        let known: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
+        ScenarioError {
+            field: key.to_string(),
+            value: value.to_string(),
+            allowed: format!("{UNKNOWN_KEY}{}", known.join(", ")),
+        }
+    }
+
+    /// Whether the key itself is unknown (rather than its value bad).
+    pub fn is_unknown_key(&self) -> bool {
+        self.allowed.starts_with(UNKNOWN_KEY)
+    }
+}
+
 /// Shows echoed input escaped as Rust's `escape_debug` does (`\n`,
 /// `\u{1b}`, `\'`), so a value can neither break the message's one line
 /// nor reach a terminal as a control sequence. The field and the value are
@@ -285,6 +306,9 @@ pub struct ScenarioError {
 /// message), so only what is unprintable in it is escaped.
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(known) = self.allowed.strip_prefix(UNKNOWN_KEY) {
+            return write!(f, "unknown key '{}'; known keys: {known}", self.field.escape_debug());
+        }
         write!(
             f,
             "{}: '{}' is not allowed; allowed: {}",
@@ -386,12 +410,7 @@ impl Scenario {
     /// checking it against the table of ranges.
     pub fn set(&mut self, key: &str, text: &str) -> Result<(), ScenarioError> {
         let Some(f) = field_spec(key) else {
-            return Err(ScenarioError {
-                field: key.to_string(),
-                value: text.to_string(),
-                allowed: "no such field; known fields: ".to_string()
-                    + &FIELDS.iter().map(|f| f.key).collect::<Vec<_>>().join(", "),
-            });
+            return Err(ScenarioError::unknown_key(key, text));
         };
         match key {
             "servers" => self.servers = f.parse_integer(text)? as u32,
@@ -585,5 +604,45 @@ impl Scenario {
     /// Offered load the arrival rate implies: `rate * E[work] / capacity`.
     pub fn offered_load(&self) -> f64 {
         self.rate_per_s() / 1000.0 * self.mean_work_ms() / self.capacity()
+    }
+
+    /// Whether the field `key` affects this scenario's numbers: the
+    /// bimodal fields only for bimodal work, `mean-ms` for the others,
+    /// `sigma` for log-normal work, `load` unless a rate is given. Front
+    /// ends disable the controls of fields that do not apply.
+    pub fn uses(&self, key: &str) -> bool {
+        let bimodal = self.work == WorkKind::Bimodal;
+        match key {
+            "slow-share" | "fast-ms" | "slow-ms" => bimodal,
+            "mean-ms" => !bimodal,
+            "sigma" => self.work == WorkKind::Lognormal,
+            "load" => self.rate.is_none(),
+            _ => true,
+        }
+    }
+
+    /// Keeps the per-server lists (speeds, weights, names) one per server
+    /// after `servers` changed: longer lists are cut, shorter ones filled
+    /// with the defaults (speed 1, weight 1, the next free `sN` name).
+    /// Lists left empty stay empty (they mean "all defaults").
+    pub fn fit_lists(&mut self) {
+        let n = self.servers as usize;
+        if !self.speeds.is_empty() {
+            self.speeds.resize(n, 1.0);
+        }
+        if !self.weights.is_empty() {
+            self.weights.resize(n, 1);
+        }
+        if !self.names.is_empty() {
+            self.names.truncate(n);
+            let mut i = self.names.len();
+            while self.names.len() < n {
+                i += 1;
+                let name = format!("s{i}");
+                if !self.names.contains(&name) {
+                    self.names.push(name);
+                }
+            }
+        }
     }
 }

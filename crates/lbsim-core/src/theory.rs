@@ -5,6 +5,8 @@
 //!
 //! Rates are per ms; `mu` is one slot's service rate.
 
+use crate::scenario::{Scenario, WorkKind};
+
 /// Erlang B blocking probability for `c` servers and offered traffic `a`,
 /// by the stable recursion `B(k) = a B(k-1) / (k + a B(k-1))`.
 pub fn erlang_b(c: u32, a: f64) -> f64 {
@@ -31,6 +33,17 @@ pub struct MMc {
 }
 
 impl MMc {
+    /// The M/M/c model of a scenario when theory has an answer for it: one
+    /// server (so no rule chooses anything), exponential work and Poisson
+    /// arrivals, below saturation. `None` otherwise.
+    pub fn of_scenario(s: &Scenario) -> Option<MMc> {
+        if s.servers != 1 || s.work != WorkKind::Exponential {
+            return None;
+        }
+        let m = MMc { c: s.slots, lambda: s.rate_per_s() / 1000.0, mu: s.speed(0) / s.mean_ms };
+        (m.lambda < f64::from(m.c) * m.mu).then_some(m)
+    }
+
     /// Probability of waiting.
     pub fn wait_probability(&self) -> f64 {
         erlang_c(self.c, self.lambda / self.mu)

@@ -6,10 +6,15 @@
 //! reported and falls back to that key's default while the rest applies; a
 //! key given twice is reported and its later value applies. The CLI is
 //! strict: it turns any reported problem into an error.
+//!
+//! `preset=NAME` is a key like any other (SPEC section 9): the preset's
+//! scenario is the base the link's other keys apply to, and encoding over
+//! a preset leaves out what equals the preset rather than the defaults.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use crate::presets::{preset, Preset, PRESETS};
 use crate::scenario::{field_spec, Scenario, ScenarioError, FIELDS};
 
 /// The fragment format version.
@@ -18,11 +23,22 @@ pub const VERSION: &str = "1";
 /// The fragment (without `#`) for a scenario: `v=1` and every field that
 /// differs from its default, in table order.
 pub fn encode(scenario: &Scenario) -> String {
-    let defaults = Scenario::default();
+    encode_over(scenario, None)
+}
+
+/// The fragment for a scenario edited from a preset: `v=1&preset=NAME` and
+/// every field that differs from the preset's scenario (without a preset,
+/// [`encode`]).
+pub fn encode_over(scenario: &Scenario, base: Option<&Preset>) -> String {
+    let defaults = base.map_or_else(Scenario::default, Preset::scenario);
     let mut out = alloc::format!("v={VERSION}");
+    if let Some(p) = base {
+        out.push_str("&preset=");
+        out.push_str(p.id);
+    }
     for field in FIELDS {
         let value = scenario.get(field.key);
-        if value.is_some() && value != defaults.get(field.key) {
+        if value != defaults.get(field.key) {
             out.push('&');
             out.push_str(field.key);
             out.push('=');
@@ -32,6 +48,16 @@ pub fn encode(scenario: &Scenario) -> String {
     out
 }
 
+/// The preset a link names (`preset=NAME`), if any: `Err` for a name that
+/// is no preset.
+fn linked_preset(link: &str) -> Result<Option<&'static Preset>, ScenarioError> {
+    let Some((_, name, _)) = pairs(link).find(|(k, _, _)| k == "preset") else { return Ok(None) };
+    preset(&name).map(Some).ok_or_else(|| {
+        let known: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
+        ScenarioError { field: "preset".into(), value: name, allowed: known.join(", ") }
+    })
+}
+
 /// A decoded link: the scenario and what could not be applied.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decoded {
@@ -39,6 +65,8 @@ pub struct Decoded {
     pub scenario: Scenario,
     /// One entry per unknown key or bad value.
     pub problems: Vec<ScenarioError>,
+    /// The preset the link names, which its other keys apply over.
+    pub preset: Option<&'static Preset>,
 }
 
 /// The fragment of a link: what follows `#` in a full URL, or the text
@@ -105,6 +133,10 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
         }
         return Ok(());
     }
+    if key == "preset" {
+        // Applied first, as the base (`linked_preset`).
+        return Ok(());
+    }
     scenario.set(&key, &value)
 }
 
@@ -113,6 +145,10 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
 /// name keep their values (the CLI lays a link over a preset or a file);
 /// fields that disagree with each other are left to `Scenario::validate`.
 pub fn apply_strict(scenario: &mut Scenario, link: &str) -> Result<(), ScenarioError> {
+    // A link's preset replaces what the scenario was (a preset, a file).
+    if let Some(p) = linked_preset(link)? {
+        *scenario = p.scenario();
+    }
     pairs(link).try_for_each(|(key, value, again)| {
         if again {
             return Err(repeated(key, value));
@@ -123,8 +159,12 @@ pub fn apply_strict(scenario: &mut Scenario, link: &str) -> Result<(), ScenarioE
 
 /// Decodes a share link (a full URL or just its fragment), leniently.
 pub fn decode(link: &str) -> Decoded {
-    let mut scenario = Scenario::default();
     let mut problems = Vec::new();
+    let preset = linked_preset(link).unwrap_or_else(|e| {
+        problems.push(e);
+        None
+    });
+    let mut scenario = preset.map_or_else(Scenario::default, Preset::scenario);
     // The table's keys the link set, in the order they last applied.
     let mut applied: Vec<&'static str> = Vec::new();
     for (key, value, again) in pairs(link) {
@@ -146,7 +186,7 @@ pub fn decode(link: &str) -> Decoded {
     // the field named is at its default already (a ring too large for the
     // servers and copies the link asks for), the link's own fields fall
     // back instead, the last one first.
-    let defaults = Scenario::default();
+    let defaults = preset.map_or_else(Scenario::default, Preset::scenario);
     // Each round moves a field to its default for good or drops one of the
     // link's keys from the candidates, so twice the fields bound the
     // rounds; whatever still disagrees after them falls back whole.
@@ -170,7 +210,7 @@ pub fn decode(link: &str) -> Decoded {
         scenario = defaults;
         problems.push(e);
     }
-    Decoded { scenario, problems }
+    Decoded { scenario, problems, preset }
 }
 
 /// Decodes a share link strictly: the first problem is an error.
@@ -183,13 +223,53 @@ pub fn decode_strict(link: &str) -> Result<Scenario, ScenarioError> {
 
 /// The full share URL: `base` (its own fragment dropped) + `#` + fragment.
 pub fn share_url(base: &str, scenario: &Scenario) -> String {
+    share_url_over(base, scenario, None)
+}
+
+/// The full share URL of a scenario edited from `preset` ([`encode_over`]).
+pub fn share_url_over(base: &str, scenario: &Scenario, preset: Option<&Preset>) -> String {
     let base = base.split('#').next().unwrap_or_default();
-    base.to_string() + "#" + &encode(scenario)
+    base.to_string() + "#" + &encode_over(scenario, preset)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preset_is_a_key_its_other_keys_apply_over() {
+        let degraded = preset("degraded").expect("a preset");
+        let d = decode("#v=1&preset=degraded&seed=7");
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        assert_eq!(d.preset.map(|p| p.id), Some("degraded"));
+        assert_eq!(d.scenario, Scenario { seed: 7, ..degraded.scenario() });
+        // Encoded over the preset, only the edit appears.
+        assert_eq!(encode_over(&d.scenario, d.preset), "v=1&preset=degraded&seed=7");
+        assert_eq!(decode(&encode_over(&d.scenario, d.preset)), d);
+        // A key set back to the defaults' value still differs from the
+        // preset, so it appears: here "no rate" (derive it from the load).
+        let back = Scenario { rate: None, ..degraded.scenario() };
+        assert_eq!(encode_over(&back, Some(degraded)), "v=1&preset=degraded&rate=");
+        assert_eq!(decode("v=1&preset=degraded&rate=").scenario, back);
+    }
+
+    #[test]
+    fn an_unknown_preset_is_named_and_the_rest_applies() {
+        let d = decode("#v=1&preset=bogus&seed=7");
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!(d.problems[0].field, "preset");
+        assert!(d.problems[0].allowed.contains("degraded"));
+        assert_eq!(d.scenario, Scenario { seed: 7, ..Scenario::default() });
+        let mut s = Scenario::default();
+        assert_eq!(apply_strict(&mut s, "v=1&preset=bogus").map_err(|e| e.field), Err("preset".into()));
+    }
+
+    #[test]
+    fn a_links_preset_replaces_what_the_cli_started_from() {
+        let mut s = Scenario { seed: 99, servers: 9, ..Scenario::default() };
+        apply_strict(&mut s, "v=1&preset=herding&seed=5").expect("valid");
+        assert_eq!(s, Scenario { seed: 5, ..preset("herding").expect("a preset").scenario() });
+    }
 
     #[test]
     fn defaults_encode_to_the_version_alone() {

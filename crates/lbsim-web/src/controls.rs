@@ -240,13 +240,39 @@ pub fn show_value(key: &str, text: &str) {
     }
 }
 
-/// Shows (or clears, with "") the error under a control, as text.
+/// Shows (or clears, with "") the error under a control, as text, and
+/// marks the control `aria-invalid` (its `aria-describedby` names the
+/// error text).
 pub fn set_error(key: &str, message: &str) {
-    if let Some(e) = by_id::<Element>(&format!("{}-error", input_id(key))) {
+    let id = input_id(key);
+    if let Some(e) = by_id::<Element>(&format!("{id}-error")) {
         e.set_text_content(Some(message));
+    }
+    if let Some(input) = by_id::<Element>(&id) {
+        if message.is_empty() {
+            let _ = input.remove_attribute("aria-invalid");
+        } else {
+            let _ = input.set_attribute("aria-invalid", "true");
+        }
     }
     if let Some(wrap) = document().query_selector(&format!(".control[data-key=\"{key}\"]")).ok().flatten() {
         let _ = wrap.class_list().toggle_with_force("invalid", !message.is_empty());
+    }
+}
+
+/// Says over the results that they belong to the last good scenario while
+/// `key` holds a value that cannot run (`last_good` is what ran).
+pub fn show_stale(key: &str, last_good: &str) {
+    let label = LAYOUT.iter().find(|(k, _, _)| *k == key).map_or(key, |(_, _, label)| *label);
+    let shown = if last_good.is_empty() { "its default" } else { last_good };
+    if let Some(stale) = by_id::<HtmlElement>("stale") {
+        stale.set_text_content(Some(&format!(
+            "The results below are for the last valid scenario ({label}: {shown}); fix the value in red to run again."
+        )));
+        stale.set_hidden(false);
+    }
+    if let Some(body) = document().body() {
+        let _ = body.class_list().add_1("stale");
     }
 }
 
@@ -256,23 +282,29 @@ pub fn clear_errors() {
         set_error(key, "");
     }
     set_error("algorithms", "");
+    if let Some(stale) = by_id::<HtmlElement>("stale") {
+        stale.set_hidden(true);
+    }
+    if let Some(body) = document().body() {
+        let _ = body.class_list().remove_1("stale");
+    }
 }
 
-/// Dims the controls the scenario does not use (slow share for constant
-/// work, load when a rate is given, ...).
+/// Disables the controls of fields the scenario does not use (slow share
+/// for constant work, load when a rate is given, ...), as the core's
+/// [`Scenario::uses`] says; disabled, they leave the tab order too.
 pub fn mark_inactive(scenario: &Scenario) {
-    let bimodal = scenario.work == WorkKind::Bimodal;
-    let inactive = |key: &str| match key {
-        "slow-share" | "fast-ms" | "slow-ms" => !bimodal,
-        "mean-ms" => bimodal,
-        "sigma" => scenario.work != WorkKind::Lognormal,
-        "load" => scenario.rate.is_some(),
-        _ => false,
-    };
     for &(key, _, _) in LAYOUT {
+        let inactive = !scenario.uses(key);
         if let Some(wrap) = document().query_selector(&format!(".control[data-key=\"{key}\"]")).ok().flatten()
         {
-            let _ = wrap.class_list().toggle_with_force("inactive", inactive(key));
+            let _ = wrap.class_list().toggle_with_force("inactive", inactive);
+        }
+        let id = input_id(key);
+        if let Some(input) = by_id::<HtmlInputElement>(&id) {
+            input.set_disabled(inactive);
+        } else if let Some(select) = by_id::<HtmlSelectElement>(&id) {
+            select.set_disabled(inactive);
         }
     }
 }

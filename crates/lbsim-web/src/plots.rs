@@ -3,6 +3,7 @@
 //! by the same factor). Each function draws one canvas from a report and
 //! touches nothing else, so the page redraws only what changed.
 
+use lbsim_core::presets::RequestClass;
 use lbsim_core::remap::RemapReport;
 use lbsim_core::report::AlgorithmResult;
 use lbsim_core::theory::MMc;
@@ -27,7 +28,26 @@ pub enum Class {
     Slow,
 }
 
+impl From<RequestClass> for Class {
+    fn from(c: RequestClass) -> Class {
+        match c {
+            RequestClass::All => Class::All,
+            RequestClass::Quick => Class::Quick,
+            RequestClass::Slow => Class::Slow,
+        }
+    }
+}
+
 impl Class {
+    /// The value of the class switch that selects it.
+    pub fn value(self) -> &'static str {
+        match self {
+            Class::All => "all",
+            Class::Quick => "quick",
+            Class::Slow => "slow",
+        }
+    }
+
     /// Reads the value of the class switch.
     pub fn parse(text: &str) -> Class {
         match text {
@@ -55,13 +75,16 @@ pub struct CdfView {
     pub tail: bool,
 }
 
-/// Pixel scale and colours shared by every plot of one redraw.
+/// Pixel scale, colours and emphasis shared by every plot of one redraw.
 #[derive(Clone, Copy, Debug)]
 pub struct Look {
     /// devicePixelRatio.
     pub scale: f64,
     /// Colours of the theme.
     pub theme: Theme,
+    /// The rules the lesson is about, drawn on top and in full colour; the
+    /// rest are muted (not hidden). Empty: all alike.
+    pub focus: &'static [AlgorithmId],
 }
 
 impl Look {
@@ -77,6 +100,25 @@ impl Look {
 
     fn stroke(&self, css: f64) -> u32 {
         (css * self.scale).round().max(1.0) as u32
+    }
+
+    fn emphasised(&self, a: AlgorithmId) -> bool {
+        self.focus.is_empty() || self.focus.contains(&a)
+    }
+
+    /// A rule's line: full colour and thicker when the lesson is about it,
+    /// faint and thinner otherwise.
+    fn line(&self, a: AlgorithmId, css: f64) -> ShapeStyle {
+        if self.emphasised(a) {
+            colour(a).stroke_width(self.stroke(if self.focus.is_empty() { css } else { css + 1.0 }))
+        } else {
+            colour(a).mix(0.35).stroke_width(self.stroke(css * 0.75))
+        }
+    }
+
+    /// Whether the canvas is narrow (a phone): legends go under the plot.
+    fn narrow(&self, width_px: u32) -> bool {
+        f64::from(width_px) / self.scale < 560.0
     }
 }
 
@@ -105,24 +147,118 @@ fn surface(canvas: &HtmlCanvasElement, look: &Look) -> Option<Area> {
     Some(area)
 }
 
-/// Draws a legend of `(label, colour)` rows into `area`.
-fn legend(area: &Area, rows: &[(String, RGBColor)], look: &Look) -> Result<(), String> {
+/// One legend row: label, the line's colour (none: a note, text only), and
+/// whether the line is emphasised.
+type LegendRow = (String, Option<RGBColor>, bool);
+
+/// Draws a legend of rows into `area`, in `columns` columns.
+fn legend(area: &Area, rows: &[LegendRow], columns: usize, look: &Look) -> Result<(), String> {
     let line = look.px(18.0) as i32;
     let step = look.px(17.0) as i32;
-    let x = look.px(8.0) as i32;
-    let mut y = look.px(22.0) as i32;
-    for (label, c) in rows {
-        area.draw(&PathElement::new(vec![(x, y), (x + line, y)], c.stroke_width(look.stroke(3.0))))
-            .map_err(fail)?;
+    let (w, _) = area.dim_in_pixel();
+    let columns = columns.max(1);
+    let width = (w as usize / columns) as i32;
+    let x0 = look.px(8.0) as i32;
+    let y0 = look.px(if columns > 1 { 10.0 } else { 22.0 }) as i32;
+    for (i, (label, c, strong)) in rows.iter().enumerate() {
+        let (x, y) = (x0 + width * (i % columns) as i32, y0 + step * (i / columns) as i32);
         let style = look.font(12.0).pos(Pos::new(HPos::Left, VPos::Center));
+        let Some(c) = c else {
+            area.draw(&Text::new(label.clone(), (x, y), style)).map_err(fail)?;
+            continue;
+        };
+        let stroke = if *strong {
+            c.stroke_width(look.stroke(3.0))
+        } else {
+            c.mix(0.45).stroke_width(look.stroke(2.0))
+        };
+        area.draw(&PathElement::new(vec![(x, y), (x + line, y)], stroke)).map_err(fail)?;
         area.draw(&Text::new(label.clone(), (x + line + look.px(6.0) as i32, y), style)).map_err(fail)?;
-        y += step;
     }
     Ok(())
 }
 
-fn legend_rows(results: &[&AlgorithmResult]) -> Vec<(String, RGBColor)> {
-    results.iter().map(|r| (r.algorithm.id().to_string(), colour(r.algorithm))).collect()
+/// The legend: one row per rule (an arrow after those whose line runs off
+/// the plot), then a note per such rule with its extreme value.
+fn legend_rows(results: &[&AlgorithmResult], off_scale: &[Option<String>], look: &Look) -> Vec<LegendRow> {
+    let mut rows: Vec<LegendRow> = results
+        .iter()
+        .zip(off_scale)
+        .map(|(r, off)| {
+            let arrow = if off.is_some() { " \u{2192}" } else { "" };
+            (format!("{}{arrow}", r.algorithm.id()), Some(colour(r.algorithm)), look.emphasised(r.algorithm))
+        })
+        .collect();
+    for (r, off) in results.iter().zip(off_scale) {
+        if let Some(extreme) = off {
+            rows.push(("\u{2192} off scale:".to_string(), None, true));
+            rows.push((format!("{} {extreme}", r.algorithm.id()), None, true));
+        }
+    }
+    rows
+}
+
+/// Splits a plot's canvas into the chart and its legend of `rows` rows:
+/// beside the chart on wide canvases, under it on narrow ones (a phone),
+/// where the chart needs the whole width. Returns the chart's area, the
+/// legend's, and the legend's columns.
+fn with_legend(root: &Area, rows: usize, look: &Look) -> (Area, Area, usize) {
+    let (w, h) = root.dim_in_pixel();
+    if look.narrow(w) {
+        let columns = ((f64::from(w) / look.scale / 125.0) as usize).max(1);
+        let height = look.px(17.0) * rows.div_ceil(columns) as u32 + look.px(14.0);
+        let (chart, below) = root.split_vertically(h.saturating_sub(height));
+        (chart, below, columns)
+    } else {
+        let (chart, side) = root.split_horizontally(w.saturating_sub(look.px(150.0)));
+        (chart, side, 1)
+    }
+}
+
+/// Draws a title over `area`, wrapped onto as many lines as its width
+/// needs (so it is never cut off), and returns the area under it.
+fn titled(area: &Area, title: &str, look: &Look) -> Result<Area, String> {
+    let font = look.font(15.0);
+    let (w, _) = area.dim_in_pixel();
+    let room = w.saturating_sub(look.px(16.0));
+    let mut lines: Vec<String> = Vec::new();
+    for word in title.split(' ') {
+        let candidate = match lines.last() {
+            Some(line) => format!("{line} {word}"),
+            None => word.to_string(),
+        };
+        let fits = area.estimate_text_size(&candidate, &font).map_or(true, |(tw, _)| tw <= room);
+        match lines.last_mut() {
+            Some(line) if fits => *line = candidate,
+            Some(_) => lines.push(word.to_string()),
+            None => lines.push(candidate),
+        }
+    }
+    let step = look.px(19.0) as i32;
+    let style = font.pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, line) in lines.iter().enumerate() {
+        area.draw(&Text::new(
+            line.clone(),
+            ((w / 2) as i32, look.px(6.0) as i32 + step * i as i32),
+            style.clone(),
+        ))
+        .map_err(fail)?;
+    }
+    Ok(area.margin(look.px(8.0) + step as u32 * lines.len() as u32, 0, 0, 0))
+}
+
+/// The axis limit that keeps one outlier from flattening every other
+/// line: the largest value unless it is more than `factor` times the
+/// second largest (of the rules' own extremes), then the second largest.
+/// Returns the limit and whether something was left off scale.
+fn unstretched(extremes: &[f64], factor: f64) -> (f64, bool) {
+    let mut sorted: Vec<f64> = extremes.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.as_slice() {
+        [.., second, top] if *top > factor * second.max(f64::MIN_POSITIVE) => (*second, true),
+        [.., top] => (*top, false),
+        [] => (0.0, false),
+    }
 }
 
 fn decade_floor(v: f64) -> f64 {
@@ -161,7 +297,9 @@ fn points(r: &AlgorithmResult, class: Class) -> &[[f64; 2]] {
 }
 
 /// Latency CDF (or 1 - CDF), log x, every shown algorithm overlaid, the
-/// Erlang C curve over it when `theory` is given.
+/// Erlang C curve over it when `theory` is given. One rule far slower than
+/// the rest does not stretch the axis: its line runs off the right edge
+/// and its legend entry says "off scale" with its largest latency.
 pub fn latency(
     canvas: &HtmlCanvasElement,
     results: &[&AlgorithmResult],
@@ -170,8 +308,13 @@ pub fn latency(
     look: &Look,
 ) -> Result<(), String> {
     let Some(root) = surface(canvas, look) else { return Ok(()) };
-    let (w, _) = root.dim_in_pixel();
-    let (plot, side) = root.split_horizontally(w.saturating_sub(look.px(150.0)));
+    let title = format!(
+        "Latency, {}{}",
+        view.class.words(),
+        if view.tail { ": share slower than x (1 - CDF)" } else { ": share at most x (CDF)" }
+    );
+    let body = titled(&root, &title, look)?;
+    let (plot, side, columns) = with_legend(&body, results.len() + 3, look);
     let all: Vec<[f64; 2]> =
         results.iter().flat_map(|r| points(r, view.class).iter().copied()).filter(|p| p[0] > 0.0).collect();
     if all.is_empty() {
@@ -181,10 +324,12 @@ pub fn latency(
             look.font(14.0),
         ))
         .map_err(fail)?;
-        return Ok(());
+        return root.present().map_err(fail);
     }
+    let largest = |r: &&AlgorithmResult| points(r, view.class).iter().map(|p| p[0]).fold(0.0, f64::max);
+    let extremes: Vec<f64> = results.iter().map(largest).collect();
+    let (hi, _) = unstretched(&extremes, 3.0);
     let lo = all.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
-    let hi = all.iter().map(|p| p[0]).fold(0.0, f64::max);
     let (mut x0, mut x1) = (decade_floor(lo), decade_ceil(hi));
     if x1 <= x0 {
         x1 = x0 * 10.0;
@@ -192,23 +337,20 @@ pub fn latency(
     if hi / x0 < 2.0 {
         x0 /= 10.0;
     }
-    let title = format!(
-        "Latency, {}{}",
-        view.class.words(),
-        if view.tail { ": share slower than x (1 - CDF)" } else { ": share at most x (CDF)" }
-    );
     let y0 = if view.tail {
         let smallest = all.iter().map(|p| 1.0 - p[1]).filter(|&t| t > 0.0).fold(1.0, f64::min);
         decade_floor(smallest).max(1e-6)
     } else {
         0.0
     };
+    // Muted rules first, so the lesson's rules are drawn over them.
+    let mut order: Vec<&&AlgorithmResult> = results.iter().collect();
+    order.sort_by_key(|r| look.emphasised(r.algorithm));
     let mut builder = ChartBuilder::on(&plot);
-    builder
-        .caption(title, look.font(15.0))
-        .margin(look.px(8.0))
-        .x_label_area_size(look.px(42.0))
-        .y_label_area_size(look.px(58.0));
+    builder.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(58.0));
+    // Points past the axis are cut at its edge (plotters draws them
+    // outside the plot otherwise).
+    let clip = |x: f64| x.min(x1);
     if view.tail {
         let mut chart =
             builder.build_cartesian_2d((x0..x1).log_scale(), (y0..1.0).log_scale()).map_err(fail)?;
@@ -220,11 +362,10 @@ pub fn latency(
             .axis_desc_style(look.font(13.0))
             .draw()
             .map_err(fail)?;
-        for r in results {
-            let line = points(r, view.class).iter().filter(|p| p[1] < 1.0).map(|p| (p[0], 1.0 - p[1]));
-            chart
-                .draw_series(LineSeries::new(line, colour(r.algorithm).stroke_width(look.stroke(2.0))))
-                .map_err(fail)?;
+        for r in order {
+            let line =
+                points(r, view.class).iter().filter(|p| p[1] < 1.0 && p[0] <= x1).map(|p| (p[0], 1.0 - p[1]));
+            chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 2.0))).map_err(fail)?;
         }
         if let Some(m) = theory {
             let curve: Vec<(f64, f64)> =
@@ -248,11 +389,10 @@ pub fn latency(
             .axis_desc_style(look.font(13.0))
             .draw()
             .map_err(fail)?;
-        for r in results {
-            let line = std::iter::once((x0, 0.0)).chain(points(r, view.class).iter().map(|p| (p[0], p[1])));
-            chart
-                .draw_series(LineSeries::new(line, colour(r.algorithm).stroke_width(look.stroke(2.0))))
-                .map_err(fail)?;
+        for r in order {
+            let line =
+                std::iter::once((x0, 0.0)).chain(points(r, view.class).iter().map(|p| (clip(p[0]), p[1])));
+            chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 2.0))).map_err(fail)?;
         }
         if let Some(m) = theory {
             let curve: Vec<(f64, f64)> = log_grid(x0, x1).map(|t| (t, m.sojourn_cdf(t))).collect();
@@ -266,11 +406,13 @@ pub fn latency(
                 .map_err(fail)?;
         }
     }
-    let mut rows = legend_rows(results);
+    let off: Vec<Option<String>> =
+        extremes.iter().map(|&top| (top > x1).then(|| format!("max {}", ms_label(top)))).collect();
+    let mut rows = legend_rows(results, &off, look);
     if theory.is_some() {
-        rows.push(("M/M/c (Erlang C)".to_string(), look.theme.fg));
+        rows.insert(results.len(), ("M/M/c (Erlang C)".to_string(), Some(look.theme.fg), true));
     }
-    legend(&side, &rows, look)?;
+    legend(&side, &rows, columns, look)?;
     root.present().map_err(fail)
 }
 
@@ -299,14 +441,7 @@ pub fn loads(
         return Ok(());
     }
     let rows = results.len().div_ceil(cols);
-    let top = look.px(26.0);
-    root.draw(&Text::new(
-        "Offered load per server (dashed: fair share)",
-        (look.px(8.0) as i32, look.px(6.0) as i32),
-        look.font(15.0),
-    ))
-    .map_err(fail)?;
-    let body = root.margin(top, 0, 0, 0);
+    let body = titled(&root, "Offered load per server (dashed: fair share; red: saturated, load 1)", look)?;
     let panels = body.split_evenly((rows, cols));
     let peak = results.iter().flat_map(|r| r.servers.iter().map(|s| s.load)).fold(0.0, f64::max);
     let ymax = (peak.max(fair).max(1.0) * 1.15 * 10.0).ceil() / 10.0;
@@ -335,12 +470,32 @@ pub fn loads(
             .draw()
             .map_err(fail)?;
         let half = if n <= 64 { 0.38 } else { 0.5 };
+        let muted = !look.emphasised(r.algorithm);
         chart
             .draw_series(r.servers.iter().enumerate().map(|(i, s)| {
                 let x = i as f64;
-                let fill = if i == busiest { c.filled() } else { c.mix(0.45).filled() };
+                let fill = if i == busiest && !muted { c.filled() } else { c.mix(0.45).filled() };
                 Rectangle::new([(x - half, 0.0), (x + half, s.load)], fill)
             }))
+            .map_err(fail)?;
+        // Light fills are faint on the background: an outline in the
+        // theme's text colour keeps every bar's height readable.
+        if n <= 64 {
+            chart
+                .draw_series(r.servers.iter().enumerate().map(|(i, s)| {
+                    let x = i as f64;
+                    Rectangle::new(
+                        [(x - half, 0.0), (x + half, s.load)],
+                        look.theme.fg.mix(0.7).stroke_width(1),
+                    )
+                }))
+                .map_err(fail)?;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                [(-0.5, 1.0), (n as f64 - 0.5, 1.0)],
+                look.theme.saturated.stroke_width(look.stroke(1.5)),
+            ))
             .map_err(fail)?;
         chart
             .draw_series(DashedLineSeries::new(
@@ -365,23 +520,26 @@ pub fn loads(
     root.present().map_err(fail)
 }
 
-/// The longest queue on any server over time, one line per algorithm.
+/// The longest queue on any server over time, one line per algorithm; a
+/// rule whose queue dwarfs the rest runs off the top, marked in the legend.
 pub fn queues(canvas: &HtmlCanvasElement, results: &[&AlgorithmResult], look: &Look) -> Result<(), String> {
     let Some(root) = surface(canvas, look) else { return Ok(()) };
-    let (w, _) = root.dim_in_pixel();
-    let (plot, side) = root.split_horizontally(w.saturating_sub(look.px(150.0)));
+    let body = titled(&root, "Longest queue on any server over time", look)?;
+    let (plot, side, columns) = with_legend(&body, results.len() + 2, look);
     let span = results
         .iter()
         .map(|r| r.queue_series.len() as f64 * r.queue_bucket_ms / 1000.0)
         .fold(0.0, f64::max)
         .max(1e-3);
-    let peak = results.iter().flat_map(|r| r.queue_series.iter().copied()).max().unwrap_or(0);
+    let peaks: Vec<f64> =
+        results.iter().map(|r| f64::from(r.queue_series.iter().copied().max().unwrap_or(0))).collect();
+    let (peak, _) = unstretched(&peaks, 4.0);
+    let top = (peak * 1.1).max(1.0);
     let mut chart = ChartBuilder::on(&plot)
-        .caption("Longest queue on any server over time", look.font(15.0))
         .margin(look.px(8.0))
         .x_label_area_size(look.px(42.0))
         .y_label_area_size(look.px(58.0))
-        .build_cartesian_2d(0.0..span, 0.0..(f64::from(peak) * 1.1).max(1.0))
+        .build_cartesian_2d(0.0..span, 0.0..top)
         .map_err(fail)?;
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
         .x_desc("time (s)")
@@ -391,14 +549,15 @@ pub fn queues(canvas: &HtmlCanvasElement, results: &[&AlgorithmResult], look: &L
         .axis_desc_style(look.font(13.0))
         .draw()
         .map_err(fail)?;
-    for r in results {
+    let mut order: Vec<&&AlgorithmResult> = results.iter().collect();
+    order.sort_by_key(|r| look.emphasised(r.algorithm));
+    for r in order {
         let step = r.queue_bucket_ms / 1000.0;
-        let line = r.queue_series.iter().enumerate().map(|(i, &q)| (i as f64 * step, f64::from(q)));
-        chart
-            .draw_series(LineSeries::new(line, colour(r.algorithm).stroke_width(look.stroke(1.5))))
-            .map_err(fail)?;
+        let line = r.queue_series.iter().enumerate().map(|(i, &q)| (i as f64 * step, f64::from(q).min(top)));
+        chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 1.5))).map_err(fail)?;
     }
-    legend(&side, &legend_rows(results), look)?;
+    let off: Vec<Option<String>> = peaks.iter().map(|&p| (p > top).then(|| format!("peak {p}"))).collect();
+    legend(&side, &legend_rows(results, &off, look), columns, look)?;
     root.present().map_err(fail)
 }
 

@@ -1,8 +1,9 @@
 //! The results table (`<table id="results">`), the plots' text
 //! alternative: one row per algorithm, sortable by any column, each cell
-//! holding its exact value in `data-value`. Also the CSV download.
+//! holding its exact value in `data-value`. (The CSV download is the
+//! core's [`Report::csv`], the same as `lbsim run --format csv`.)
 
-use lbsim_core::report::{AlgorithmResult, Percentiles};
+use lbsim_core::report::AlgorithmResult;
 use lbsim_core::Report;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
@@ -164,42 +165,4 @@ pub fn fill(report: &Report, sort: Option<Sort>) {
             }
         }
     }
-}
-
-fn percentiles(out: &mut Vec<String>, p: Option<&Percentiles>) {
-    match p {
-        Some(p) => out.extend([p.p50, p.p90, p.p99, p.p999, p.max, p.mean].iter().map(|v| v.to_string())),
-        None => out.extend(std::iter::repeat_n(String::new(), 6)),
-    }
-}
-
-/// The report's per-algorithm numbers as CSV, every value in full.
-pub fn csv(report: &Report) -> String {
-    let mut header = vec!["algorithm".to_string()];
-    for class in ["all", "quick", "slow"] {
-        for p in ["p50", "p90", "p99", "p999", "max", "mean"] {
-            header.push(format!("{class}_{p}_ms"));
-        }
-    }
-    header.extend(
-        ["wait_mean_ms", "wait_p99_ms", "peak_queue", "busiest_share", "imbalance", "makespan_ms"]
-            .map(String::from),
-    );
-    let mut out = header.join(",") + "\n";
-    for r in &report.results {
-        let mut row = vec![r.algorithm.id().to_string()];
-        percentiles(&mut row, Some(&r.latency_ms.all));
-        percentiles(&mut row, r.latency_ms.quick.as_ref());
-        percentiles(&mut row, r.latency_ms.slow.as_ref());
-        row.extend([
-            r.wait_ms.mean.to_string(),
-            r.wait_ms.p99.to_string(),
-            r.peak_queue.to_string(),
-            r.busiest_share.to_string(),
-            r.imbalance.to_string(),
-            r.makespan_ms.to_string(),
-        ]);
-        out += &(row.join(",") + "\n");
-    }
-    out
 }

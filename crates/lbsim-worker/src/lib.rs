@@ -1,77 +1,150 @@
 //! # lbsim-worker
 //!
-//! The message protocol between the playground page and its Web Worker.
-//! The worker (`src/main.rs`) runs the core in slices so that progress
-//! flows and a newer run supersedes an older one; the page sends
-//! [`ToWorker`] and receives [`FromWorker`], both carried by
-//! `postMessage` through `serde-wasm-bindgen` (no JSON in the bundle).
+//! The playground's simulator worker: receives [`ToWorker`] messages, runs
+//! the core in slices of about [`SLICE_MS`] and yields to its event loop
+//! between slices through a `MessageChannel` (no timer clamping), so a
+//! newer `Run` or a `Cancel` is seen within one slice. Only the latest run
+//! is kept; a superseded run is dropped without a result.
 //!
 //! What it is not: it draws nothing (plotters needs the page's DOM to
-//! measure text) and it knows nothing of queueing beyond calling the core.
+//! measure text), knows nothing of queueing beyond calling the core, and
+//! never depends on the page: both are linked into one module by
+//! `lbsim-app`, whose `start_worker` calls [`start`].
 
-use lbsim_core::{Report, Scenario};
-use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 
-/// Requests simulated per call into the core between clock checks. Small,
-/// because a fresh worker starts on V8's baseline code and a new call is
-/// where the optimized code takes over.
-pub const SLICE_REQUESTS: u64 = 5_000;
+use lbsim_core::Simulation;
+use lbsim_protocol::{FromWorker, ToWorker, SLICE_MS, SLICE_REQUESTS};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
 
-/// Wall time in ms the worker computes before yielding to its event loop,
-/// so that a `Cancel` or a newer `Run` can arrive.
-pub const SLICE_MS: f64 = 12.0;
-
-/// Page to worker.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum ToWorker {
-    /// Runs a scenario; supersedes any run in progress.
-    Run {
-        /// Increases with every run the page asks for.
-        run_id: u32,
-        /// What to run.
-        scenario: Box<Scenario>,
-    },
-    /// Stops the run `run_id` if it is still in progress.
-    Cancel {
-        /// The run to stop.
-        run_id: u32,
-    },
+/// The run in progress.
+struct Job {
+    run_id: u32,
+    simulation: Simulation,
 }
 
-/// Worker to page.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum FromWorker {
-    /// The worker's wasm has started; messages sent before this are lost.
-    Ready,
-    /// Requests done so far (requests x algorithms) of `total`.
-    Progress {
-        /// The run this belongs to.
-        run_id: u32,
-        /// Requests simulated so far, summed over algorithms.
-        done: u64,
-        /// Requests to simulate, summed over algorithms.
-        total: u64,
-    },
-    /// The run finished.
-    Done {
-        /// The run this belongs to.
-        run_id: u32,
-        /// Its report.
-        report: Box<Report>,
-    },
-    /// The run was cancelled before it finished.
-    Cancelled {
-        /// The run that stopped.
-        run_id: u32,
-    },
-    /// The scenario was rejected, or the worker panicked (`fatal`: the page
-    /// must restart the worker).
-    Error {
-        /// The run this belongs to, when known.
-        run_id: Option<u32>,
-        /// What went wrong, for people.
-        message: String,
-        /// Whether the worker is unusable from now on.
-        fatal: bool,
-    },
+#[derive(Default)]
+struct Worker {
+    job: Option<Job>,
+    /// Whether a slice is already queued on the channel.
+    scheduled: bool,
+}
+
+thread_local! {
+    static WORKER: RefCell<Worker> = RefCell::new(Worker::default());
+    static CHANNEL: MessageChannel = MessageChannel::new().expect("MessageChannel in a worker");
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(message: &FromWorker) {
+    match serde_wasm_bindgen::to_value(message) {
+        Ok(value) => {
+            let _ = scope().post_message(&value);
+        }
+        Err(e) => {
+            let fallback = FromWorker::Error { run_id: None, message: e.to_string(), fatal: false };
+            if let Ok(value) = serde_wasm_bindgen::to_value(&fallback) {
+                let _ = scope().post_message(&value);
+            }
+        }
+    }
+}
+
+fn now_ms() -> f64 {
+    scope().performance().map_or(0.0, |p| p.now())
+}
+
+fn schedule() {
+    let already = WORKER.with(|w| std::mem::replace(&mut w.borrow_mut().scheduled, true));
+    if !already {
+        CHANNEL.with(|c| {
+            let _ = c.port2().post_message(&JsValue::NULL);
+        });
+    }
+}
+
+fn on_message(event: MessageEvent) {
+    let message: ToWorker = match serde_wasm_bindgen::from_value(event.data()) {
+        Ok(m) => m,
+        Err(e) => {
+            post(&FromWorker::Error { run_id: None, message: format!("bad message: {e}"), fatal: false });
+            return;
+        }
+    };
+    match message {
+        ToWorker::Run { run_id, scenario } => match Simulation::new(&scenario) {
+            Ok(simulation) => {
+                WORKER.with(|w| w.borrow_mut().job = Some(Job { run_id, simulation }));
+                schedule();
+            }
+            Err(e) => {
+                WORKER.with(|w| w.borrow_mut().job = None);
+                post(&FromWorker::Error { run_id: Some(run_id), message: e.to_string(), fatal: false });
+            }
+        },
+        ToWorker::Cancel { run_id } => {
+            let cancelled = WORKER.with(|w| {
+                let mut w = w.borrow_mut();
+                let current = w.job.as_ref().is_some_and(|j| j.run_id == run_id);
+                if current {
+                    w.job = None;
+                }
+                current
+            });
+            if cancelled {
+                post(&FromWorker::Cancelled { run_id });
+            }
+        }
+    }
+}
+
+/// One slice of the current run.
+fn slice() {
+    let Some(mut job) = WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        w.scheduled = false;
+        w.job.take()
+    }) else {
+        return;
+    };
+    let start = now_ms();
+    let mut finished = false;
+    while !finished && now_ms() - start < SLICE_MS {
+        finished = job.simulation.advance(SLICE_REQUESTS);
+    }
+    if finished {
+        let report = job.simulation.report();
+        post(&FromWorker::Done { run_id: job.run_id, report: Box::new(report) });
+        return;
+    }
+    let (done, total) = job.simulation.progress();
+    post(&FromWorker::Progress { run_id: job.run_id, done, total });
+    // Back in the slot, where a newer `Run` or a `Cancel` arriving before
+    // the next slice replaces or drops it.
+    WORKER.with(|w| w.borrow_mut().job = Some(job));
+    schedule();
+}
+
+/// Starts the worker in this Web Worker's scope: listens, then posts
+/// `Ready`.
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        post(&FromWorker::Error {
+            run_id: None,
+            message: format!("the simulator panicked: {info}"),
+            fatal: true,
+        });
+    }));
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(on_message);
+    scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let on_slice = Closure::<dyn FnMut(MessageEvent)>::new(|_: MessageEvent| slice());
+    CHANNEL.with(|c| c.port1().set_onmessage(Some(on_slice.as_ref().unchecked_ref())));
+    on_slice.forget();
+    post(&FromWorker::Ready);
 }

@@ -1,5 +1,5 @@
 //! The playground page: `cargo xtask build` (a deployable `dist/`),
-//! `cargo xtask serve` (build, then serve it on 127.0.0.1:8080), the browser
+//! `cargo xtask serve` (`trunk serve` on 127.0.0.1:8080, rebuilding on edits), the browser
 //! tests `cargo xtask test` ends with, and the page benchmark.
 //!
 //! Each installs on first use what it needs and says so: the wasm target,
@@ -87,7 +87,12 @@ fn ensure_chromium() -> Result<(), String> {
 }
 
 fn ensure_npm_packages() -> Result<(), String> {
-    if root().join("node_modules/playwright-core/package.json").exists() {
+    // Every package the tests import; a checkout that gained one since
+    // its last `npm ci` installs again.
+    let installed = ["playwright-core", "axe-core"]
+        .iter()
+        .all(|p| root().join("node_modules").join(p).join("package.json").exists());
+    if installed {
         return Ok(());
     }
     if !have("npm", "--version") {
@@ -112,15 +117,34 @@ pub fn build() -> Result<PathBuf, String> {
     Ok(dist)
 }
 
-/// Builds and serves the page on 127.0.0.1:8080 until interrupted.
+/// Serves the page on 127.0.0.1:8080 with `trunk serve`, as Trunk apps
+/// do: it builds, watches the sources, rebuilds on a change and reloads
+/// the page, until interrupted. Nothing else is needed (no Python).
 pub fn serve() -> Result<(), String> {
-    let dist = build()?;
-    if !have("python3", "--version") {
-        return Err("python3 is needed to serve dist/ (any static server will do)".into());
-    }
-    step(&format!("serving {} on http://{ADDRESS}:{PORT}/ (Ctrl-C stops)", dist.display()));
-    let dir = dist.display().to_string();
-    run("python3", &["-m", "http.server", "--bind", ADDRESS, PORT, "--directory", &dir])
+    ensure_wasm_target()?;
+    ensure_trunk()?;
+    ensure_wasm_bindgen()?;
+    step(&format!(
+        "trunk serve --release on http://{ADDRESS}:{PORT}/ (rebuilds and reloads on every edit; Ctrl-C stops)"
+    ));
+    // Its own output directory: `trunk serve` writes a development build
+    // (with the live-reload client, at the root path) that must never
+    // replace the deployable dist/.
+    run(
+        "trunk",
+        &[
+            "serve",
+            "--release",
+            "--address",
+            ADDRESS,
+            "--port",
+            PORT,
+            "--public-url",
+            "/",
+            "--dist",
+            "target/serve",
+        ],
+    )
 }
 
 /// The native harness, to hold the page's numbers against.

@@ -3,19 +3,10 @@
 
 use crate::{json, lbsim, stdout};
 
-const ALL: [&str; 11] = [
-    "round-robin",
-    "random",
-    "least-connections",
-    "power-of-two",
-    "least-request",
-    "peak-ewma",
-    "user-hash",
-    "consistent-hash",
-    "bounded-load",
-    "maglev",
-    "rendezvous",
-];
+/// Every rule, from the core's one registry.
+fn all() -> Vec<&'static str> {
+    lbsim_core::AlgorithmId::ALL.iter().map(|a| a.id()).collect()
+}
 
 fn result<'a>(report: &'a serde_json::Value, algorithm: &str) -> &'a serde_json::Value {
     let results = report["results"].as_array().expect("results");
@@ -29,7 +20,7 @@ fn table_has_the_articles_columns_and_one_row_per_algorithm() {
     for column in ["algorithm", "quick p99", "p99", "peak queue", "busiest", "imbalance"] {
         assert!(header.contains(column), "{header}");
     }
-    for id in ALL {
+    for id in all() {
         assert!(out.lines().any(|l| l.split_whitespace().next() == Some(id)), "{id} missing:\n{out}");
     }
     let realized = out.lines().find(|l| l.starts_with("realized:")).expect("realized line");
@@ -56,7 +47,7 @@ fn json_has_the_fields_the_spec_names() {
     for key in ["load", "slow_share", "rate_per_s", "top_user_share", "top10_share"] {
         assert!(report["realized"][key].is_number(), "realized.{key}");
     }
-    assert_eq!(report["results"].as_array().expect("results").len(), 11);
+    assert_eq!(report["results"].as_array().expect("results").len(), all().len());
     let r = result(&report, "least-connections");
     for class in ["all", "quick", "slow"] {
         for p in ["p50", "p90", "p99", "p999", "max", "mean"] {

@@ -2,7 +2,8 @@
 //!
 //! A balancer copy sees only what it sent itself: `dispatched` and
 //! `completed` are called for its own requests only (partial views). Adding
-//! an algorithm is one module plus one line in [`AlgorithmId::ALL`] and
+//! an algorithm is one module plus one row in the `algorithms!` list, which
+//! gives [`AlgorithmId::ALL`], the rule's id, description and colour, and
 //! [`build`].
 
 use alloc::boxed::Box;
@@ -128,7 +129,7 @@ impl Pool {
 }
 
 macro_rules! algorithms {
-    ($($variant:ident => $id:literal, $doc:literal;)*) => {
+    ($($variant:ident => $id:literal, $rule:ty, $colour:literal, $doc:literal;)*) => {
         /// The stable id of an algorithm (CLI, URL, JSON).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "kebab-case")]
@@ -149,45 +150,55 @@ macro_rules! algorithms {
             pub fn description(self) -> &'static str {
                 match self { $(AlgorithmId::$variant => $doc,)* }
             }
+
+            /// The colour every front end draws the rule in, as `0xRRGGBB`:
+            /// it lives in the rule's registry row so a new rule brings its
+            /// own and the palette is always as long as the list.
+            pub fn colour(self) -> u32 {
+                match self { $(AlgorithmId::$variant => $colour,)* }
+            }
+        }
+
+        /// A fresh balancer copy for `pool`.
+        pub fn build(id: AlgorithmId, pool: &Pool) -> Box<dyn Balancer> {
+            match id { $(AlgorithmId::$variant => Box::new(<$rule>::new(pool)),)* }
         }
     };
 }
 
+// The one list of rules: id, implementation, colour, description. Adding a
+// rule is its module plus one row here. The colours are Okabe-Ito's
+// colour-blind-safe set extended with Paul Tol's muted teal, purple, olive
+// and sand, all of middle lightness so they read on light and dark themes.
 algorithms! {
-    RoundRobin => "round-robin", "smooth weighted round robin (NGINX)";
-    Random => "random", "weighted random";
-    LeastConnections => "least-connections", "fewest unfinished per weight, ties rotate (NGINX least_conn)";
-    PowerOfTwo => "power-of-two", "two distinct random servers, the less loaded wins (NGINX random two)";
-    LeastRequest => "least-request", "Envoy least request (P2C, or weighted EDF with active-request bias)";
-    PeakEwma => "peak-ewma", "two choices on peak EWMA latency x (active + 1) (Finagle, Linkerd)";
-    UserHash => "user-hash", "hash of the user key modulo N";
-    ConsistentHash => "consistent-hash", "ring of virtual nodes (ketama)";
-    BoundedLoad => "bounded-load", "consistent hashing with bounded loads (HAProxy hash-balance-factor)";
-    Maglev => "maglev", "Maglev lookup table of 65,537 entries";
-    Rendezvous => "rendezvous", "highest random weight";
+    RoundRobin => "round-robin", round_robin::RoundRobin, 0xE69F00,
+        "smooth weighted round robin (NGINX)";
+    Random => "random", random::Random, 0x999999,
+        "weighted random";
+    LeastConnections => "least-connections", least_connections::LeastConnections, 0x009E73,
+        "fewest unfinished per weight, ties rotate (NGINX least_conn)";
+    PowerOfTwo => "power-of-two", power_of_two::PowerOfTwo, 0x56B4E9,
+        "two distinct random servers, the less loaded wins (NGINX random two)";
+    LeastRequest => "least-request", least_request::LeastRequest, 0x0072B2,
+        "Envoy least request (P2C, or weighted EDF with active-request bias)";
+    PeakEwma => "peak-ewma", peak_ewma::PeakEwma, 0xCC79A7,
+        "two choices on peak EWMA latency x (active + 1) (Finagle, Linkerd)";
+    UserHash => "user-hash", user_hash::UserHash, 0xD55E00,
+        "hash of the user key modulo N";
+    ConsistentHash => "consistent-hash", consistent_hash::ConsistentHash, 0xDDCC77,
+        "ring of virtual nodes (ketama)";
+    BoundedLoad => "bounded-load", bounded_load::BoundedLoad, 0x44AA99,
+        "consistent hashing with bounded loads (HAProxy hash-balance-factor)";
+    Maglev => "maglev", maglev::Maglev, 0xAA4499,
+        "Maglev lookup table of 65,537 entries";
+    Rendezvous => "rendezvous", rendezvous::Rendezvous, 0x999933,
+        "highest random weight";
 }
 
 impl FromStr for AlgorithmId {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
         AlgorithmId::ALL.iter().copied().find(|a| a.id() == s).ok_or(())
-    }
-}
-
-/// A fresh balancer copy for `pool`.
-pub fn build(id: AlgorithmId, pool: &Pool) -> Box<dyn Balancer> {
-    match id {
-        AlgorithmId::RoundRobin => Box::new(round_robin::RoundRobin::new(pool)),
-        AlgorithmId::Random => Box::new(random::Random::new(pool)),
-        AlgorithmId::LeastConnections => Box::new(least_connections::LeastConnections::new(pool)),
-        AlgorithmId::PowerOfTwo => Box::new(power_of_two::PowerOfTwo::new(pool)),
-        AlgorithmId::LeastRequest => Box::new(least_request::LeastRequest::new(pool)),
-        AlgorithmId::PeakEwma => Box::new(peak_ewma::PeakEwma::new(pool)),
-        AlgorithmId::UserHash => Box::new(user_hash::UserHash::new(pool)),
-        AlgorithmId::ConsistentHash => Box::new(consistent_hash::ConsistentHash::new(pool)),
-        AlgorithmId::BoundedLoad => Box::new(bounded_load::BoundedLoad::new(pool)),
-        AlgorithmId::Maglev => Box::new(maglev::Maglev::new(pool)),
-        AlgorithmId::Rendezvous => Box::new(rendezvous::Rendezvous::new(pool)),
     }
 }
 

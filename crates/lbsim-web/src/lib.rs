@@ -1,0 +1,81 @@
+//! # lbsim-web
+//!
+//! The playground page: builds the controls from the core's table of
+//! ranges, keeps the scenario in the URL fragment, sends runs to the
+//! simulator workers (`lbsim-worker`, through `lbsim-protocol`), and draws
+//! what comes back: plots with plotters on canvases and the results table.
+//! A view: every decision about the model (merging parts, when theory
+//! applies, the remapping change, fitting lists) is the core's.
+//!
+//! The modules, by concern: `state` (what the page knows), `pool` (the
+//! workers), `view` (drawing), `links` (the URL, sharing, embeds), `wiring`
+//! (what each input does), and the pieces they draw with (`controls`,
+//! `table`, `plots`, `palette`, `backend`, `dom`).
+//!
+//! What it is not: it never simulates on the main thread (the workers do),
+//! it never depends on the worker crate (`lbsim-app` links both into one
+//! module), and it never inserts text from a link or a report as HTML.
+
+mod backend;
+mod controls;
+mod dom;
+mod links;
+mod palette;
+mod plots;
+mod pool;
+mod state;
+mod table;
+mod view;
+mod wiring;
+
+use lbsim_core::presets::{preset, Preset, PRESETS};
+use lbsim_core::Scenario;
+use web_sys::HtmlSelectElement;
+
+use crate::controls::MAX_INTERACTIVE_REQUESTS;
+use crate::dom::{by_id, now_ms, set_body_data};
+use crate::links::{embed, fragment, query, scenario_from_link};
+use crate::state::with;
+use crate::view::fail;
+use crate::wiring::{apply, show_lesson, wire};
+
+/// Starts the page: builds the controls and the table, wires the inputs,
+/// starts the workers and runs the scenario of the link (or the preset).
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        fail(&format!("The page hit a bug: {info}"));
+    }));
+    set_body_data("start-ms", &format!("{:.1}", now_ms()));
+    controls::build();
+    table::build_head();
+    if let Some(select) = by_id::<HtmlSelectElement>("preset") {
+        for p in PRESETS {
+            let option = dom::text_element("option", "", p.title);
+            let _ = option.set_attribute("value", p.id);
+            let _ = select.append_child(&option);
+        }
+    }
+    wire();
+    if query("embed").as_deref() == Some("1") {
+        embed();
+    }
+    pool::start_workers();
+    // A link names its preset (`preset=`); without a link the page opens
+    // on the mixed preset, the defaults with their lesson.
+    let link = fragment();
+    let (scenario, chosen) = if link.trim_start_matches('#').is_empty() {
+        let p = preset("mixed");
+        let s = p.map(Preset::scenario).unwrap_or_default();
+        (Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }, p)
+    } else {
+        let (s, p) = scenario_from_link(&link);
+        let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
+        (s, p)
+    };
+    with(|app| app.preset = chosen);
+    if let Some(select) = by_id::<HtmlSelectElement>("preset") {
+        select.set_value(chosen.map_or("", |p| p.id));
+    }
+    show_lesson(chosen);
+    apply(scenario);
+}

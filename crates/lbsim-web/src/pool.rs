@@ -1,0 +1,412 @@
+//! The simulator workers: up to [`MAX_WORKERS`] Web Workers, each running
+//! the page's own wasm module (`web/worker.js` instantiates the module the
+//! page compiled and calls `start_worker`). A run deals the algorithms out
+//! to the ready workers; their parts merge into one report in the core
+//! ([`Report::merge`]). A newer run supersedes an older one, whose result
+//! is never drawn; a failed worker is replaced.
+
+use std::rc::Rc;
+
+use lbsim_core::{Report, Scenario};
+use lbsim_protocol::{FromWorker, ToWorker};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Event, HtmlProgressElement, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+use crate::controls::thousands;
+use crate::dom::{after, by_id, cancel, now_ms, on, set_body_data, set_text, window};
+use crate::links::post_height;
+use crate::state::{set_state, with};
+use crate::view::{fail, show_notice, show_report, Redraw};
+
+/// Delay between an input and the run it asks for while another run is
+/// going; a newer input within it replaces the run, and a newer run
+/// supersedes a running one anyway.
+const RUN_DEBOUNCE_MS: i32 = 8;
+/// Worker restarts allowed before the page gives up and says so.
+const MAX_RESTARTS: u32 = 5;
+/// Workers sharing a run, at most.
+const MAX_WORKERS: usize = 4;
+/// The worker script, copied unhashed into `dist/` (index.html).
+const WORKER_SCRIPT: &str = "./worker.js";
+
+/// One worker of the pool and what it is waiting to be sent.
+pub struct Slot {
+    worker: Worker,
+    ready: bool,
+    /// Messages for a worker that is not ready yet, in order.
+    queued: Vec<ToWorker>,
+}
+
+/// The run the page waits for: one part per worker, merged when all came.
+pub struct Pending {
+    run_id: u32,
+    /// The workers running a part, by part.
+    workers: Vec<usize>,
+    parts: Vec<Option<Report>>,
+    progress: Vec<(u64, u64)>,
+}
+
+impl Pending {
+    fn part_of(&mut self, worker: usize, run_id: u32) -> Option<usize> {
+        if self.run_id != run_id {
+            return None;
+        }
+        self.workers.iter().position(|&w| w == worker)
+    }
+}
+
+/// How many workers share a run: algorithms are independent (common random
+/// numbers), so each worker runs some of them over the same workload and
+/// the reports merge into exactly the report of one run.
+fn pool_size() -> usize {
+    let cores = window().navigator().hardware_concurrency();
+    (cores as usize).clamp(1, MAX_WORKERS)
+}
+
+/// What `web/boot.js` left on `window`: the glue's URL and the compiled
+/// module every worker instantiates, and the first worker it started
+/// (with the events it sent before the page listened).
+fn boot(name: &str) -> Option<JsValue> {
+    let value = js_sys::Reflect::get(&window(), &name.into()).ok()?;
+    (!value.is_undefined()).then_some(value)
+}
+
+/// The worker web/boot.js started before the page's wasm ran, and the
+/// events it sent meanwhile.
+fn early_worker() -> Option<(Worker, js_sys::Array)> {
+    let early = boot("lbsimFirstWorker")?;
+    let _ = js_sys::Reflect::set(&window(), &"lbsimFirstWorker".into(), &JsValue::UNDEFINED);
+    let _ = js_sys::Reflect::set(&early, &"taken".into(), &JsValue::TRUE);
+    let worker = js_sys::Reflect::get(&early, &"worker".into()).ok()?.dyn_into::<Worker>().ok()?;
+    let events = js_sys::Reflect::get(&early, &"events".into()).ok()?.dyn_into::<js_sys::Array>().ok()?;
+    Some((worker, events))
+}
+
+/// A new worker running this page's module: `web/worker.js` waits for the
+/// module and the glue's URL, then starts the simulator.
+fn spawn() -> Option<Worker> {
+    let module = boot("lbsimModule")?;
+    let options = WorkerOptions::new();
+    options.set_type(WorkerType::Module);
+    let worker = Worker::new_with_options(WORKER_SCRIPT, &options).ok()?;
+    worker.post_message(&module).ok()?;
+    Some(worker)
+}
+
+fn new_worker(index: usize) -> Option<Worker> {
+    let early_one = if index == 0 { early_worker() } else { None };
+    let (worker, early) = match early_one {
+        Some((worker, events)) => (worker, events),
+        None => (spawn()?, js_sys::Array::new()),
+    };
+    // Events name their worker, so a late event from a worker already
+    // replaced (a panic posts an error and then traps) is ignored.
+    let (this, this_too) = (worker.clone(), worker.clone());
+    let on_message = move |e: Event| {
+        if let Some(e) = e.dyn_ref::<MessageEvent>() {
+            let start = now_ms();
+            match serde_wasm_bindgen::from_value::<FromWorker>(e.data()) {
+                Ok(message) => {
+                    if matches!(message, FromWorker::Done { .. }) {
+                        set_body_data("receive-ms", &format!("{:.1}", now_ms() - start));
+                    }
+                    on_worker(index, &this, message)
+                }
+                Err(err) => {
+                    worker_failed(index, &this, &format!("unreadable message from the simulator: {err}"))
+                }
+            }
+        }
+    };
+    let on_error = move |e: Event| {
+        e.prevent_default();
+        let message = e
+            .dyn_ref::<web_sys::ErrorEvent>()
+            .map(|e| e.message())
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| "the worker failed to load or crashed".to_string());
+        worker_failed(index, &this_too, &message);
+    };
+    // What the early worker said before the page listened, in order, after
+    // the page has stored it (so a Ready finds its slot).
+    let replay: Vec<Event> = early.iter().filter_map(|e| e.dyn_into::<Event>().ok()).collect();
+    if !replay.is_empty() {
+        let (on_message, on_error) = (on_message.clone(), on_error.clone());
+        after(0, move || {
+            for e in replay {
+                if e.type_() == "error" {
+                    on_error(e);
+                } else {
+                    on_message(e);
+                }
+            }
+        });
+    }
+    on(&worker, "message", on_message);
+    on(&worker, "error", on_error);
+    Some(worker)
+}
+
+/// Starts the first worker; the others start once it is ready, so the
+/// first run is not slowed by their start-up.
+pub fn start_workers() {
+    match new_worker(0) {
+        Some(worker) => with(|app| app.workers = vec![Slot { worker, ready: false, queued: Vec::new() }]),
+        None => fail("The simulator could not start: this browser does not run module workers."),
+    }
+}
+
+fn start_other_workers() {
+    let have = with(|app| app.workers.len());
+    for i in have..pool_size() {
+        if let Some(worker) = new_worker(i) {
+            with(|app| app.workers.push(Slot { worker, ready: false, queued: Vec::new() }));
+        }
+    }
+}
+
+/// A worker is gone: say so, start a new one in its place, and give up
+/// the run the page waited for if it had a part of it (it would only fail
+/// again).
+fn worker_failed(index: usize, failed: &Worker, message: &str) {
+    let Some((restart, running)) = with(|app| {
+        let slot = app.workers.get(index).filter(|slot| slot.worker == *failed)?;
+        slot.worker.terminate();
+        app.restarts += 1;
+        let had_part = app.pending.as_ref().is_some_and(|p| p.workers.contains(&index));
+        let running = had_part && app.pending.take().is_some();
+        Some((app.restarts <= MAX_RESTARTS, running))
+    }) else {
+        return;
+    };
+    if !restart {
+        fail(&format!("The simulator keeps failing ({message}). Reload the page to try again."));
+        return;
+    }
+    show_notice(
+        "The simulator stopped and was restarted",
+        &[format!("{message}. The plots show the last good result.")],
+    );
+    if let Some(worker) = new_worker(index) {
+        with(|app| {
+            if let Some(slot) = app.workers.get_mut(index) {
+                *slot = Slot { worker, ready: false, queued: Vec::new() };
+            }
+        });
+    }
+    if running {
+        set_state("error");
+        set_text("status-text", "The last run failed; change an input to run again.");
+    }
+}
+
+fn post(index: usize, message: ToWorker) {
+    let value = match serde_wasm_bindgen::to_value(&message) {
+        Ok(v) => v,
+        Err(e) => {
+            fail(&format!("could not send the scenario to the simulator: {e}"));
+            return;
+        }
+    };
+    with(|app| {
+        if let Some(slot) = app.workers.get_mut(index) {
+            if slot.ready {
+                let _ = slot.worker.post_message(&value);
+            } else {
+                slot.queued.push(message);
+            }
+        }
+    });
+}
+
+fn running() -> Option<u32> {
+    with(|app| app.pending.as_ref().map(|p| p.run_id))
+}
+
+fn on_worker(index: usize, from: &Worker, message: FromWorker) {
+    match message {
+        FromWorker::Ready => {
+            let queued = with(|app| {
+                let slot = app.workers.get_mut(index)?;
+                slot.ready = true;
+                Some(std::mem::take(&mut slot.queued))
+            });
+            for m in queued.into_iter().flatten() {
+                post(index, m);
+            }
+            if index == 0 {
+                set_body_data("worker-ready-ms", &format!("{:.1}", now_ms()));
+                start_other_workers();
+            }
+        }
+        FromWorker::Progress { run_id, done, total } => {
+            let Some((done, total)) = with(|app| {
+                let p = app.pending.as_mut()?;
+                let part = p.part_of(index, run_id)?;
+                p.progress[part] = (done, total);
+                Some(p.progress.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+            }) else {
+                return;
+            };
+            if let Some(p) = by_id::<HtmlProgressElement>("progress") {
+                p.set_value(done as f64 / total.max(1) as f64);
+            }
+            set_text(
+                "status-text",
+                &format!(
+                    "Simulating: {:.0}% of {} request runs",
+                    done as f64 * 100.0 / total.max(1) as f64,
+                    thousands(total)
+                ),
+            );
+        }
+        FromWorker::Done { run_id, report } => done(index, run_id, *report),
+        // The page stops waiting when it asks to cancel; the worker's
+        // answer only confirms it.
+        FromWorker::Cancelled { .. } => {}
+        FromWorker::Error { run_id, message, fatal } => {
+            if fatal {
+                worker_failed(index, from, &message);
+            } else if run_id.is_none() || run_id == running() {
+                with(|app| app.pending = None);
+                set_text("status-text", &format!("The run was refused: {message}"));
+                set_state("error");
+            }
+        }
+    }
+}
+
+/// A worker finished its part of `run_id`; the last part draws the report,
+/// unless a newer input is already waiting (then it would be stale).
+fn done(index: usize, run_id: u32, report: Report) {
+    let Some(parts) = with(|app| {
+        let p = app.pending.as_mut()?;
+        let part = p.part_of(index, run_id)?;
+        p.parts[part] = Some(report);
+        if p.parts.iter().all(Option::is_some) {
+            app.pending.take().map(|p| p.parts.into_iter().flatten().collect::<Vec<_>>())
+        } else {
+            None
+        }
+    }) else {
+        return;
+    };
+    let Some(report) = Report::merge(parts) else {
+        fail("the simulator's parts of one run disagree on the workload");
+        return;
+    };
+    // A newer input is waiting for its run: this result would be stale the
+    // moment it is drawn, so it is not drawn (the newer run's will be).
+    if with(|app| app.run_timer.is_some()) {
+        return;
+    }
+    let report = Rc::new(report);
+    with(|app| {
+        app.restarts = 0;
+        app.report = Some(report.clone());
+    });
+    let start = now_ms();
+    show_report(&report, Redraw::ALL);
+    post_height();
+    let now = now_ms();
+    set_body_data("draw-ms", &format!("{:.1}", now - start));
+    set_body_data("run-id", &run_id.to_string());
+    // What the plots now show, as a link's fragment: tests hold every
+    // ready state to the inputs at that moment.
+    set_body_data("drawn", &lbsim_core::url::encode(&report.scenario));
+    set_body_data("latency-ms", &format!("{:.1}", now - with(|app| app.asked_ms)));
+    if with(|app| std::mem::replace(&mut app.first_plot, false)) {
+        set_body_data("first-plot-ms", &format!("{now:.1}"));
+    }
+    set_text("status-text", "");
+    set_state("ready");
+}
+
+/// Asks for a run of the current scenario after the debounce.
+pub fn request_run() {
+    let asked = now_ms();
+    let (previous, idle) = with(|app| {
+        app.asked_ms = asked;
+        let previous = app.run_timer.take();
+        let idle = previous.is_none() && app.pending.is_none();
+        (previous, idle)
+    });
+    if let Some(t) = previous {
+        cancel(t);
+    }
+    // Idle, the run starts at the end of this task (inputs of one task
+    // coalesce); while a run is going or pending, inputs are debounced.
+    let timer = after(if idle { 0 } else { RUN_DEBOUNCE_MS }, send_run);
+    with(|app| app.run_timer = Some(timer));
+    // What is on screen no longer matches the inputs.
+    if let Some(p) = by_id::<HtmlProgressElement>("progress") {
+        p.set_value(0.0);
+    }
+    set_state("running");
+}
+
+/// Deals the algorithms out to the ready workers, alternating, so each
+/// gets a similar mix of cheap and costly rules.
+fn send_run() {
+    let (run_id, previous, scenario, ready, workers) = with(|app| {
+        app.run_timer = None;
+        app.run_id += 1;
+        let ready: Vec<usize> = (0..app.workers.len()).filter(|&i| app.workers[i].ready).collect();
+        (app.run_id, app.pending.as_ref().map(|p| p.run_id), app.scenario.clone(), ready, app.workers.len())
+    });
+    let mut chosen = if ready.is_empty() { vec![0] } else { ready };
+    chosen.truncate(scenario.algorithms.len().max(1));
+    let parts = chosen.len();
+    let mut groups = vec![Vec::new(); parts];
+    for (i, a) in scenario.algorithms.iter().enumerate() {
+        groups[i % parts].push(*a);
+    }
+    with(|app| {
+        app.pending = Some(Pending {
+            run_id,
+            workers: chosen.clone(),
+            parts: vec![None; parts],
+            progress: vec![(0, 0); parts],
+        })
+    });
+    if let Some(p) = by_id::<HtmlProgressElement>("progress") {
+        p.set_value(0.0);
+    }
+    set_text("status-text", "Simulating...");
+    set_state("running");
+    for (&worker, algorithms) in chosen.iter().zip(groups) {
+        let part = Scenario { algorithms, ..scenario.clone() };
+        post(worker, ToWorker::Run { run_id, scenario: Box::new(part) });
+    }
+    // A worker left out that is still busy with the superseded run stops.
+    if let Some(previous) = previous {
+        for i in (0..workers).filter(|i| !chosen.contains(i)) {
+            post(i, ToWorker::Cancel { run_id: previous });
+        }
+    }
+}
+
+/// Stops the run on its way (or the one about to start): the page stops
+/// waiting at once and keeps the previous result; workers drop the run,
+/// and one that is not ready yet never starts it.
+pub fn cancel_run() {
+    let (timer, run_id) = with(|app| (app.run_timer.take(), app.pending.take().map(|p| p.run_id)));
+    if let Some(t) = timer {
+        cancel(t);
+    }
+    if let Some(run_id) = run_id {
+        with(|app| {
+            for slot in &mut app.workers {
+                slot.queued.retain(|m| !matches!(m, ToWorker::Run { run_id: r, .. } if *r == run_id));
+            }
+        });
+        for i in 0..with(|app| app.workers.len()) {
+            post(i, ToWorker::Cancel { run_id });
+        }
+    }
+    if timer.is_some() || run_id.is_some() {
+        set_text("status-text", "Cancelled: the plots show the previous result.");
+        set_state("ready");
+    }
+}

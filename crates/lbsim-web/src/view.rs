@@ -1,0 +1,207 @@
+//! Drawing what the page knows: the plots, the table, the realized
+//! figures, the remapping panel and notices. Every number comes from the
+//! core (the report, [`MMc::of_scenario`], [`remap::compare`]); this module
+//! decides only where it goes on screen.
+
+use lbsim_core::remap::{self, Change, Remap, RemapReport};
+use lbsim_core::report::AlgorithmResult;
+use lbsim_core::scenario::WorkKind;
+use lbsim_core::theory::MMc;
+use lbsim_core::{Report, Scenario};
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
+
+use crate::controls::thousands;
+use crate::dom::{self, after, by_id, cancel, document, on, set_text};
+use crate::plots::{self, CdfView, Class, Look};
+use crate::state::{look, set_state, with};
+use crate::table;
+
+/// Which canvases to redraw.
+#[derive(Clone, Copy)]
+pub struct Redraw {
+    /// The latency distribution.
+    pub latency: bool,
+    /// Per-server loads, the table and the realized figures.
+    pub loads: bool,
+    /// Queues over time.
+    pub queues: bool,
+    /// The remapping panel.
+    pub remapping: bool,
+}
+
+impl Redraw {
+    /// Everything.
+    pub const ALL: Redraw = Redraw { latency: true, loads: true, queues: true, remapping: true };
+    /// Only the latency plot (its view changed).
+    pub const LATENCY: Redraw = Redraw { latency: true, loads: false, queues: false, remapping: false };
+}
+
+fn canvas(id: &str) -> Option<HtmlCanvasElement> {
+    by_id(id)
+}
+
+/// Draws a report: the parts `what` names.
+pub fn show_report(report: &Report, what: Redraw) {
+    let look = look();
+    let results: Vec<&AlgorithmResult> = report.results.iter().collect();
+    let view = with(|app| app.view);
+    let bimodal = report.scenario.work == WorkKind::Bimodal;
+    for class in ["quick", "slow"] {
+        if let Some(input) = document()
+            .query_selector(&format!("input[name=cdf-class][value={class}]"))
+            .ok()
+            .flatten()
+            .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+        {
+            input.set_disabled(!bimodal);
+        }
+    }
+    let view = if bimodal { view } else { CdfView { class: Class::All, ..view } };
+    let mut problems = Vec::new();
+    if what.latency {
+        if let Some(c) = canvas("cdf") {
+            if let Err(e) = plots::latency(&c, &results, view, MMc::of_scenario(&report.scenario), &look) {
+                problems.push(e);
+            }
+        }
+    }
+    if what.loads {
+        if let Some(c) = canvas("loads") {
+            let cols = plots::columns(f64::from(c.client_width().max(300)), results.len());
+            let rows = results.len().div_ceil(cols).max(1);
+            let _ = c.style().set_property("height", &format!("{}px", 40 + rows * 150));
+            if let Err(e) = plots::loads(&c, &results, report.realized.load, cols, &look) {
+                problems.push(e);
+            }
+        }
+    }
+    if what.queues {
+        if let Some(c) = canvas("queues") {
+            if let Err(e) = plots::queues(&c, &results, &look) {
+                problems.push(e);
+            }
+        }
+    }
+    if what.loads {
+        table::fill(report, with(|app| app.sort));
+        realized(report);
+    }
+    if what.remapping {
+        draw_remapping(&report.scenario, &look, false);
+    }
+    if !problems.is_empty() {
+        show_notice("A plot could not be drawn", &problems);
+    }
+}
+
+fn realized(report: &Report) {
+    let r = &report.realized;
+    let mut text = format!(
+        "This run: {} requests at {:.1}/s, offered load {:.3}, top user {:.1}% of requests, top ten {:.1}%",
+        thousands(r.requests),
+        r.rate_per_s,
+        r.load,
+        r.top_user_share * 100.0,
+        r.top10_share * 100.0
+    );
+    if report.scenario.work == WorkKind::Bimodal {
+        text += &format!(", slow share {:.2}%", r.slow_share * 100.0);
+    }
+    text.push('.');
+    set_text("realized", &text);
+}
+
+/// The remapping experiment for the scenario's servers: add one server, or
+/// remove the last, under every scheme.
+pub fn draw_remapping(s: &Scenario, look: &Look, force: bool) {
+    let Some(panel) = by_id::<HtmlDetailsElement>("remap-panel") else { return };
+    if !panel.open() {
+        return;
+    }
+    let add = by_id::<HtmlSelectElement>("remap-change").is_none_or(|s| s.value() != "remove");
+    let nodes: Vec<String> = (0..s.servers as usize).map(|i| s.server_name(i)).collect();
+    let key = format!("{}|{add}|{}|{}", nodes.join(","), s.vnodes, look.scale);
+    if !force && with(|app| app.remap_key == key) {
+        return;
+    }
+    let change = Change::for_pool(&nodes, add);
+    let (words, ideal) = (change.words(nodes.len()), change.ideal_share(nodes.len()));
+    let base = Remap { nodes, change, vnodes: s.vnodes, ..Remap::default() };
+    let reports: Vec<(&'static str, RemapReport)> =
+        remap::compare(&base).into_iter().map(|(scheme, r)| (scheme.id(), r)).collect();
+    if let Some(c) = canvas("remap") {
+        if let Err(e) = plots::remapping(&c, &reports, ideal, &words, look) {
+            show_notice("The remapping plot could not be drawn", &[e]);
+        }
+    }
+    remap_table(&reports);
+    with(|app| app.remap_key = key);
+}
+
+fn remap_table(reports: &[(&'static str, RemapReport)]) {
+    let Some(tbody) = document().query_selector("#remap-table tbody").ok().flatten() else { return };
+    tbody.set_text_content(None);
+    for (id, r) in reports {
+        let tr = dom::element("tr", "");
+        let _ = tr.set_attribute("data-scheme", id);
+        let _ = tr.append_child(&dom::text_element("th", "", id));
+        let _ = tr.append_child(&dom::text_element("td", "", &format!("{} of {}", r.moved, r.keys)));
+        let share = r.moved as f64 * 100.0 / r.keys.max(1) as f64;
+        let _ = tr.append_child(&dom::text_element("td", "", &format!("{share:.1}%")));
+        let _ = tbody.append_child(&tr);
+    }
+}
+
+/// Redraws the report on screen (or the remapping panel alone).
+pub fn redraw(what: Redraw) {
+    if let Some(report) = with(|app| app.report.clone()) {
+        show_report(&report, what);
+    } else if what.remapping {
+        draw_remapping(&with(|app| app.scenario.clone()), &look(), true);
+    }
+}
+
+/// Redraws everything once resizing has paused.
+pub fn redraw_soon() {
+    if let Some(t) = with(|app| app.redraw_timer.take()) {
+        cancel(t);
+    }
+    let t = after(120, || {
+        with(|app| app.redraw_timer = None);
+        redraw(Redraw::ALL);
+    });
+    with(|app| app.redraw_timer = Some(t));
+}
+
+/// Saves the canvas `id` as a PNG file.
+pub fn save_png(id: &str) {
+    if let Some(c) = canvas(id) {
+        if let Ok(data) = c.to_data_url() {
+            dom::download(&data, &format!("lbsim-{id}.png"));
+        }
+    }
+}
+
+/// Shows a notice with a heading and lines, all as text.
+pub fn show_notice(heading: &str, lines: &[String]) {
+    let Some(notice) = by_id::<HtmlElement>("notice") else { return };
+    notice.set_text_content(None);
+    let _ = notice.append_child(&dom::text_element("strong", "", heading));
+    let list = dom::element("ul", "");
+    for line in lines {
+        let _ = list.append_child(&dom::text_element("li", "", line));
+    }
+    let _ = notice.append_child(&list);
+    let close = dom::text_element("button", "close", "dismiss");
+    let _ = close.set_attribute("type", "button");
+    on(&close, "click", |_| dom::set_hidden("notice", true));
+    let _ = notice.append_child(&close);
+    notice.set_hidden(false);
+}
+
+/// Something went wrong that the reader should know about.
+pub fn fail(message: &str) {
+    show_notice("Something went wrong", &[message.to_string()]);
+    set_state("error");
+}

@@ -1,0 +1,115 @@
+// Accessibility and small screens, in headless Chromium against dist/:
+// axe-core over the full page, the embed and the phone view in light and
+// dark, and the phone layout's promises (the story first, nothing
+// clipped, touch targets large enough).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { serve, launch, open, ready, screenshot } from "./support/harness.mjs";
+
+const AXE = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const PHONE = { width: 390, height: 844, deviceScaleFactor: 3 };
+
+let server;
+let browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** axe-core's violations on the page as it is now, as readable lines. */
+async function violations(page) {
+  // Evaluated through the debugging protocol, so the page's
+  // Content-Security-Policy (no inline scripts) does not block it.
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")}: ${n.failureSummary.replace(/\s+/g, " ")}`),
+    }));
+  });
+  return found.map((v) => `${v.impact} ${v.id}\n    ${v.nodes.join("\n    ")}`);
+}
+
+const VIEWS = [
+  { name: "full page", path: "", size: {} },
+  { name: "embed", path: "?embed=1&controls=slow-share,zipf,seed", size: { width: 800, height: 900 } },
+  { name: "phone", path: "", size: PHONE },
+];
+
+for (const view of VIEWS) {
+  for (const colorScheme of ["light", "dark"]) {
+    test(`axe-core finds no violations: ${view.name}, ${colorScheme}`, async () => {
+      const { page, context, errors } = await open(browser, { colorScheme, ...view.size });
+      await page.goto(server.base + view.path);
+      await ready(page);
+      assert.deepEqual(await violations(page), []);
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+  }
+}
+
+/** Whether a canvas's left and right edge columns in its top band (where
+ * the title is) are background only: text running off the canvas would
+ * colour them. */
+async function titleInside(page, id) {
+  return page.evaluate((id) => {
+    const c = document.getElementById(id);
+    const ctx = c.getContext("2d");
+    const band = Math.min(c.height, Math.round(34 * devicePixelRatio));
+    const bg = ctx.getImageData(c.width >> 1, 1, 1, 1).data;
+    for (const x of [0, 1, c.width - 2, c.width - 1]) {
+      const col = ctx.getImageData(x, 0, 1, band).data;
+      for (let i = 0; i < col.length; i += 4) {
+        if (Math.abs(col[i] - bg[0]) + Math.abs(col[i + 1] - bg[1]) + Math.abs(col[i + 2] - bg[2]) > 60) return false;
+      }
+    }
+    return true;
+  }, id);
+}
+
+test("on a phone the lesson and the first plot come first, nothing is clipped, targets are large enough", async () => {
+  for (const colorScheme of ["light", "dark"]) {
+    const { page, context, errors } = await open(browser, { colorScheme, ...PHONE });
+    await page.goto(server.base);
+    await ready(page);
+    const layout = await page.evaluate(() => {
+      const top = (sel) => document.querySelector(sel).getBoundingClientRect().top + scrollY;
+      return {
+        lesson: top("#lesson"),
+        plot: top("#cdf"),
+        controls: top("#controls"),
+        width: document.documentElement.scrollWidth,
+      };
+    });
+    assert.ok(layout.plot < PHONE.height, `the first plot starts at ${layout.plot} px, below the first screen`);
+    assert.ok(layout.lesson < layout.plot, "the lesson comes before the plot");
+    assert.ok(layout.width <= PHONE.width, `the page is ${layout.width} px wide: it scrolls sideways`);
+    for (const id of ["cdf", "loads", "queues"]) {
+      assert.ok(await titleInside(page, id), `#${id}: text runs off the canvas`);
+    }
+    // The table scrolls on its own, keeping the algorithm column in place.
+    const sticky = await page.$eval("#results tbody th", (th) => getComputedStyle(th).position);
+    assert.equal(sticky, "sticky");
+    const small = await page.evaluate(() =>
+      [...document.querySelectorAll("button, select, input, summary")]
+        .filter((e) => e.checkVisibility())
+        .map((e) => {
+          const r = (e.closest("label") ?? e).getBoundingClientRect();
+          return { e: e.id || e.name || e.textContent.trim().slice(0, 20), w: r.width, h: r.height };
+        })
+        .filter((r) => r.w < 24 || r.h < 24));
+    assert.deepEqual(small, [], "touch targets at least 24 x 24 px");
+    await screenshot(page, `phone-${colorScheme}.png`, { fullPage: false });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
