@@ -69,9 +69,9 @@ enum Command {
     /// 15 MB at any size. Rendezvous scores every node for every key, so
     /// its cost grows with keys x nodes; the other schemes with keys alone.
     /// At the limits (1,024 nodes, 10,000,000 keys, every scheme) a run
-    /// takes about 280 s of CPU, 98% of it rendezvous: about 2.5 to 3.5
-    /// minutes on two cores (measured: 1,000,000 keys took 28 s of CPU).
-    /// Without rendezvous, 10,000,000 keys over 1,024 nodes take 7 s of CPU.
+    /// took 188 s of CPU, 2.6 minutes on two shared cores and 10 MB, 97%
+    /// of it rendezvous; without rendezvous, 10,000,000 keys over 1,024
+    /// nodes take 7 s of CPU.
     /// On a terminal, long runs show a progress bar on stderr.
     #[command(allow_hyphen_values = true)]
     Remap(remap::RemapArgs),
