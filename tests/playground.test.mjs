@@ -328,7 +328,7 @@ test("Cancel before the worker is ready stops the queued run and the page is rea
   // Hold the worker's script back, so the first run waits in the page's queue.
   let release;
   const held = new Promise((ok) => { release = ok; });
-  await context.route("**/worker.js", async (route) => { await held; await route.continue(); });
+  await context.route((url) => url.pathname.endsWith("/worker.js"), async (route) => { await held; await route.continue(); });
   await page.goto(server.base);
   await page.waitForFunction(() => document.body.dataset.state === "running");
   await page.click("#cancel");

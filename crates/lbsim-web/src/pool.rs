@@ -100,7 +100,11 @@ fn spawn() -> Option<Worker> {
     let module = boot("lbsimModule")?;
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(WORKER_SCRIPT, &options).ok()?;
+    // The same address as the first worker's (web/boot.js), so the script
+    // comes from the cache, and the glue loads while the worker starts.
+    let glue = js_sys::Reflect::get(&module, &"glue".into()).ok()?.as_string()?;
+    let script = format!("{WORKER_SCRIPT}?glue={}", String::from(js_sys::encode_uri_component(&glue)));
+    let worker = Worker::new_with_options(&script, &options).ok()?;
     worker.post_message(&module).ok()?;
     Some(worker)
 }
