@@ -347,6 +347,36 @@ test("Cancel before the worker is ready stops the queued run and the page is rea
   await context.close();
 });
 
+test("a run the core expects to take long waits for the reader: the estimate, Keep, Run it", async () => {
+  const { page, context, errors } = await open(browser);
+  await page.goto(server.base);
+  await ready(page);
+  const before = await tableValues(page);
+  const run = await page.getAttribute("body", "data-run-id");
+  // A pasted link at the page's limits: 200,000 requests from a million
+  // users alike (Zipf 0) over 1,024 servers; rendezvous scores every
+  // server for each of some 180,000 distinct users.
+  await page.evaluate(() => { location.hash = "#v=1&servers=1024&requests=200000&users=1000000&zipf=0"; });
+  await page.locator("#confirm").waitFor({ state: "visible" });
+  assert.match(await page.locator("#confirm-text").innerText(), /expected to take about \d+ s here \(200,000 requests, 1024 servers, 1,000,000 users, 11 rules\)/);
+  assert.equal(await page.getAttribute("body", "data-state"), "waiting");
+  assert.equal(await page.getAttribute("body", "data-run-id"), run, "nothing ran");
+  await page.click("#confirm-keep");
+  assert.equal(await page.getAttribute("body", "data-state"), "ready");
+  assert.deepEqual(await tableValues(page), before, "the last result stays");
+  // Asked again, and this time run: it starts (and is cancelled here).
+  await page.locator("input[name=seed]").fill("17");
+  await page.locator("input[name=seed]").press("Enter");
+  await page.locator("#confirm").waitFor({ state: "visible" });
+  await page.click("#confirm-run");
+  await page.waitForFunction(() => document.body.dataset.state === "running" && Number(document.querySelector("#progress").value) > 0);
+  assert.equal(await page.locator("#confirm").isHidden(), true);
+  await page.click("#cancel");
+  await ready(page);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a worker failure shows a message, the worker restarts and the page stays usable", async () => {
   const { page, context } = await open(browser);
   await page.goto(server.base);

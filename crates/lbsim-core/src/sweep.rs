@@ -152,12 +152,26 @@ impl Sweep {
     }
 
     /// The scenario of each value: `base` with the field set, each checked.
+    /// A field the scenario does not use (`load` when a rate is given,
+    /// `slow-share` for constant work) is refused: every value would run
+    /// the same. Sweeping `servers` fits the per-server lists to each
+    /// count, as the page's servers control does.
     pub fn scenarios(&self, base: &Scenario) -> Result<Vec<Scenario>, ScenarioError> {
+        if !base.uses(self.key) {
+            return Err(ScenarioError {
+                field: self.key.to_string(),
+                value: self.spec.clone(),
+                allowed: format!("a field this scenario uses ({} has no effect on it)", self.key),
+            });
+        }
         self.values
             .iter()
             .map(|text| {
                 let mut scenario = base.clone();
                 scenario.set(self.key, text)?;
+                if self.key == "servers" {
+                    scenario.fit_lists();
+                }
                 scenario.validate()?;
                 Ok(scenario)
             })
@@ -178,6 +192,17 @@ impl Sweep {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_the_scenario_ignores_is_refused_and_servers_fit_the_lists() {
+        let rated = Scenario { rate: Some(100.0), ..Scenario::default() };
+        let load = Sweep::parse("load=0.5..0.9:0.2", "sweep", 10).expect("a range");
+        assert_eq!(load.scenarios(&rated).map_err(|e| e.field), Err("load".to_string()));
+        let speeds = Scenario { speeds: alloc::vec![1.0, 1.0, 1.0, 0.2], ..Scenario::default() };
+        let servers = Sweep::parse("servers=2..6:2", "sweep", 10).expect("a range");
+        let runs = servers.scenarios(&speeds).expect("lists follow the count");
+        assert_eq!(runs.iter().map(|s| s.speeds.len()).collect::<Vec<_>>(), [2, 4, 6]);
+    }
 
     fn parse(spec: &str) -> Result<Sweep, ScenarioError> {
         Sweep::parse(spec, "param", 1000)

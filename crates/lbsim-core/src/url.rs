@@ -68,7 +68,8 @@ fn encode_fields(scenario: &Scenario, base: Option<&Preset>) -> String {
 /// The preset a link names (`preset=NAME`), if any: `Err` for a name that
 /// is no preset.
 fn linked_preset(link: &str) -> Result<Option<&'static Preset>, ScenarioError> {
-    let Some((_, name, _)) = pairs(link).find(|(k, _, _)| k == "preset") else { return Ok(None) };
+    // The later of repeated keys applies, as for every key.
+    let Some((_, name, _)) = pairs(link).filter(|(k, _, _)| k == "preset").last() else { return Ok(None) };
     preset(&name).map(Some).ok_or_else(|| {
         let known: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
         ScenarioError { field: "preset".into(), value: name, allowed: known.join(", ") }

@@ -276,6 +276,36 @@ pub fn show_stale(key: &str, last_good: &str) {
     }
 }
 
+/// Clears one control's error; the results' "last valid scenario" note
+/// goes only when no control is left invalid.
+pub fn clear_error(key: &str) {
+    set_error(key, "");
+    if document().query_selector(".control.invalid").ok().flatten().is_none() {
+        if let Some(stale) = by_id::<HtmlElement>("stale") {
+            stale.set_hidden(true);
+        }
+        if let Some(body) = document().body() {
+            let _ = body.class_list().remove_1("stale");
+        }
+    }
+}
+
+/// Puts every control still marked invalid back to the scenario's value
+/// (the last valid one), so no control shows a value the results do not
+/// belong to once a run goes ahead.
+pub fn revert_invalid(scenario: &Scenario) {
+    for &(key, _, _) in LAYOUT {
+        let invalid = document()
+            .query_selector(&format!(".control.invalid[data-key=\"{key}\"]"))
+            .ok()
+            .flatten()
+            .is_some();
+        if invalid {
+            sync_one(scenario, key);
+        }
+    }
+}
+
 /// Clears every control's error.
 pub fn clear_errors() {
     for &(key, _, _) in LAYOUT {

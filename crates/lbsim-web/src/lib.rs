@@ -40,6 +40,17 @@ use crate::state::with;
 use crate::view::fail;
 use crate::wiring::{apply, show_lesson, wire};
 
+/// The glossary's list of rules, from the core's registry: what each does
+/// and whose implementation it follows, readable by keyboard and touch
+/// (not only in `title` tooltips).
+fn glossary() {
+    let Some(list) = by_id::<web_sys::Element>("glossary-rules") else { return };
+    for a in lbsim_core::AlgorithmId::ALL {
+        let _ = list.append_child(&dom::text_element("dt", "", a.id()));
+        let _ = list.append_child(&dom::text_element("dd", "", a.description()));
+    }
+}
+
 /// Starts the page: builds the controls and the table, wires the inputs,
 /// starts the workers and runs the scenario of the link (or the preset).
 pub fn start() {
@@ -49,6 +60,7 @@ pub fn start() {
     set_body_data("start-ms", &format!("{:.1}", now_ms()));
     controls::build();
     table::build_head();
+    glossary();
     if let Some(select) = by_id::<HtmlSelectElement>("preset") {
         for p in PRESETS {
             let option = dom::text_element("option", "", p.title);

@@ -46,7 +46,10 @@ pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Opt
         scenario.requests = MAX_INTERACTIVE_REQUESTS;
     }
     if !lines.is_empty() {
-        show_notice("Parts of this link were not used; they fall back to the defaults:", &lines);
+        show_notice(
+            "Parts of this link were not used; they fall back to the defaults (or the preset's):",
+            &lines,
+        );
     }
     (scenario, decoded.preset, decoded.sweep)
 }

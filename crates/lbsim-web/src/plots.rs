@@ -251,9 +251,10 @@ fn titled(area: &Area, title: &str, look: &Look) -> Result<Area, String> {
 
 /// The axis limit that keeps one outlier from flattening every other
 /// line: the largest value unless it is more than `factor` times the
-/// second largest (of the rules' own extremes), then the second largest.
+/// second largest (of the rules' own extremes, and of `floor`, below which
+/// nothing counts as an outlier), then the second largest.
 /// Returns the limit and whether something was left off scale.
-fn unstretched(extremes: &[f64], factor: f64) -> (f64, bool) {
+fn unstretched(extremes: &[f64], factor: f64, floor: f64) -> (f64, bool) {
     // The two largest, in one pass (no sort: a sort's code would cost the
     // page's bundle more than this whole plot).
     let (mut top, mut second) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
@@ -267,8 +268,8 @@ fn unstretched(extremes: &[f64], factor: f64) -> (f64, bool) {
     }
     if !top.is_finite() {
         (0.0, false)
-    } else if second.is_finite() && top > factor * second.max(f64::MIN_POSITIVE) {
-        (second, true)
+    } else if second.is_finite() && top > factor * second.max(floor).max(f64::MIN_POSITIVE) {
+        (second.max(floor), true)
     } else {
         (top, false)
     }
@@ -348,7 +349,7 @@ pub fn latency(
     }
     let largest = |r: &&AlgorithmResult| points(r, view.class).iter().map(|p| p[0]).fold(0.0, f64::max);
     let extremes: Vec<f64> = results.iter().map(largest).collect();
-    let (hi, _) = unstretched(&extremes, 3.0);
+    let (hi, _) = unstretched(&extremes, 3.0, 0.0);
     let lo = all.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
     let (mut x0, mut x1) = (decade_floor(lo), decade_ceil(hi));
     if x1 <= x0 {
@@ -552,7 +553,9 @@ pub fn queues(canvas: &HtmlCanvasElement, results: &[&AlgorithmResult], look: &L
         .max(1e-3);
     let peaks: Vec<f64> =
         results.iter().map(|r| f64::from(r.queue_series.iter().copied().max().unwrap_or(0))).collect();
-    let (peak, _) = unstretched(&peaks, 4.0);
+    // A queue of a few requests is never an outlier, even when the other
+    // rules queue nothing.
+    let (peak, _) = unstretched(&peaks, 4.0, 10.0);
     let top = (peak * 1.1).max(1.0);
     let mut chart = ChartBuilder::on(&plot)
         .margin(look.px(8.0))

@@ -188,7 +188,7 @@ fn worker_failed(index: usize, failed: &Worker, message: &str) {
         slot.worker.terminate();
         app.restarts += 1;
         let had_part = app.pending.as_ref().is_some_and(|p| p.workers.contains(&index));
-        let running = had_part && app.pending.take().is_some();
+        let running = if had_part { app.pending.take().map(|p| p.purpose) } else { None };
         Some((app.restarts <= MAX_RESTARTS, running))
     }) else {
         return;
@@ -208,9 +208,21 @@ fn worker_failed(index: usize, failed: &Worker, message: &str) {
             }
         });
     }
-    if running {
-        set_state("error");
-        set_text("status-text", "The last run failed; change an input to run again.");
+    match running {
+        Some(Purpose::Main) => {
+            set_state("error");
+            set_text("status-text", "The last run failed; change an input to run again.");
+        }
+        Some(Purpose::Sweep) => stopped_sweep("the simulator failed"),
+        None => {}
+    }
+}
+
+/// A sweep's run was lost: the sweep stops and says why; the main view
+/// is untouched.
+fn stopped_sweep(why: &str) {
+    if crate::sweep::stop(why) {
+        set_body_data("sweep", "stopped");
     }
 }
 
@@ -231,6 +243,11 @@ fn post(index: usize, message: ToWorker) {
             }
         }
     });
+}
+
+/// Whether the page's own run is waiting to start or going.
+pub fn main_run_going() -> bool {
+    with(|app| app.run_timer.is_some() || app.pending.as_ref().is_some_and(|p| p.purpose == Purpose::Main))
 }
 
 fn running() -> Option<u32> {
@@ -281,9 +298,13 @@ fn on_worker(index: usize, from: &Worker, message: FromWorker) {
             if fatal {
                 worker_failed(index, from, &message);
             } else if run_id.is_none() || run_id == running() {
-                with(|app| app.pending = None);
-                set_text("status-text", &format!("The run was refused: {message}"));
-                set_state("error");
+                match with(|app| app.pending.take().map(|p| p.purpose)) {
+                    Some(Purpose::Sweep) => stopped_sweep(&format!("the run was refused: {message}")),
+                    _ => {
+                        set_text("status-text", &format!("The run was refused: {message}"));
+                        set_state("error");
+                    }
+                }
             }
         }
     }
@@ -342,6 +363,15 @@ fn done(index: usize, run_id: u32, report: Report) {
 
 /// Asks for a run of the current scenario after the debounce.
 pub fn request_run() {
+    // A run the core expects to take more than a few seconds here waits
+    // for the reader to say so.
+    let scenario = with(|app| app.scenario.clone());
+    let seconds = expected_seconds(&scenario);
+    if seconds > ASK_SECONDS && with(|app| app.confirmed.as_ref() != Some(&scenario)) {
+        ask(&scenario, seconds);
+        return;
+    }
+    crate::view::hide_confirm();
     let asked = now_ms();
     let (previous, idle) = with(|app| {
         app.asked_ms = asked;
@@ -361,6 +391,50 @@ pub fn request_run() {
         p.set_value(0.0);
     }
     set_state("running");
+}
+
+/// Runs expected to take longer than this (seconds) wait for the reader.
+const ASK_SECONDS: f64 = 3.0;
+/// The core in this page's wasm against the native core the estimate is
+/// priced on (README, Performance: about 1.5).
+const WASM_SLOWDOWN: f64 = 1.5;
+
+/// The core's estimate of a run ([`lbsim_core::cost`]) on this page: its
+/// rules spread over the workers, at wasm's speed.
+pub fn expected_seconds(scenario: &Scenario) -> f64 {
+    lbsim_core::cost::run(scenario).seconds() * WASM_SLOWDOWN
+        / pool_size().min(scenario.algorithms.len().max(1)) as f64
+}
+
+/// Shows the estimate and waits: "Run it" runs this very scenario, "Keep
+/// the last result" leaves the plots as they are.
+fn ask(scenario: &Scenario, seconds: f64) {
+    let pending = with(|app| app.run_timer.take());
+    if let Some(t) = pending {
+        cancel(t);
+    }
+    crate::view::show_confirm(&format!(
+        "This run is expected to take about {} s here ({} requests, {} servers, {} users, {} rules).",
+        seconds.round().max(1.0),
+        crate::controls::thousands(scenario.requests),
+        scenario.servers,
+        crate::controls::thousands(u64::from(scenario.users)),
+        scenario.algorithms.len()
+    ));
+    set_state("waiting");
+}
+
+/// The reader said yes: the scenario on screen runs, however long.
+pub fn confirm_run() {
+    with(|app| app.confirmed = Some(app.scenario.clone()));
+    request_run();
+}
+
+/// The reader said no: the last result stays.
+pub fn keep_last() {
+    crate::view::hide_confirm();
+    set_text("status-text", "Not run: the plots show the last result.");
+    set_state("ready");
 }
 
 /// Runs the current scenario for the main view (a newer input's run
@@ -413,8 +487,14 @@ pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
         let part = Scenario { algorithms, ..scenario.clone() };
         post(worker, ToWorker::Run { run_id, scenario: Box::new(part) });
     }
-    // A worker left out that is still busy with the superseded run stops.
+    // A worker left out that is still busy with the superseded run stops;
+    // one not ready yet never starts it.
     if let Some(previous) = previous {
+        with(|app| {
+            for slot in &mut app.workers {
+                slot.queued.retain(|m| !matches!(m, ToWorker::Run { run_id: r, .. } if *r == previous));
+            }
+        });
         for i in (0..workers).filter(|i| !chosen.contains(i)) {
             post(i, ToWorker::Cancel { run_id: previous });
         }
@@ -426,7 +506,13 @@ pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
 /// waiting at once and keeps the previous result; workers drop the run,
 /// and one that is not ready yet never starts it.
 pub fn cancel_run() {
-    let (timer, run_id) = with(|app| (app.run_timer.take(), app.pending.take().map(|p| p.run_id)));
+    let (timer, run_id, purpose) = with(|app| {
+        let pending = app.pending.take();
+        (app.run_timer.take(), pending.as_ref().map(|p| p.run_id), pending.map(|p| p.purpose))
+    });
+    if purpose == Some(Purpose::Sweep) {
+        stopped_sweep("cancelled");
+    }
     if let Some(t) = timer {
         cancel(t);
     }

@@ -55,6 +55,8 @@ pub struct App {
     pub first_plot: bool,
     /// The sweep view.
     pub sweep: SweepState,
+    /// A long scenario the reader agreed to run.
+    pub confirmed: Option<Scenario>,
 }
 
 thread_local! {
@@ -78,6 +80,7 @@ thread_local! {
         remap_key: String::new(),
         first_plot: true,
         sweep: SweepState::default(),
+        confirmed: None,
     });
 }
 

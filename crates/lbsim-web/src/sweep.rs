@@ -33,6 +33,8 @@ struct Running {
     scenarios: Vec<Scenario>,
     rows: Vec<Vec<Headline>>,
     run_id: u32,
+    /// The core's estimate for the whole sweep on this page.
+    seconds: f64,
 }
 
 /// A range to start from for each parameter the view offers.
@@ -47,7 +49,7 @@ fn default_range(key: &str) -> (&'static str, &'static str, &'static str) {
 }
 
 fn input(id: &str) -> String {
-    by_id::<HtmlInputElement>(id).map(|i| i.value()).unwrap_or_default()
+    by_id::<HtmlInputElement>(id).map(|i| i.value().trim().to_string()).unwrap_or_default()
 }
 
 fn set_input(id: &str, value: &str) {
@@ -112,8 +114,14 @@ pub fn start_if_asked() {
     }
 }
 
-/// Reads the form and runs the sweep over the current scenario.
+/// Reads the form and runs the sweep over the current scenario; while the
+/// page's own run is going, the sweep waits for it.
 fn start() {
+    if crate::pool::main_run_going() {
+        with(|app| app.sweep.asked = true);
+        status("The sweep starts once the current run is drawn.");
+        return;
+    }
     let sweep = match Sweep::parse(&form_spec(), "sweep", MAX_LINK_SWEEP_VALUES) {
         Ok(s) => s,
         Err(e) => return status(&e.to_string()),
@@ -122,11 +130,12 @@ fn start() {
         Ok(s) => s,
         Err(e) => return status(&e.to_string()),
     };
+    let seconds: f64 = scenarios.iter().map(crate::pool::expected_seconds).sum();
     let cli = format!("lbsim sweep --url '{}' --param {}", share_url_without_sweep(), sweep.spec);
     set_text("sweep-cli", &cli);
     with(|app| {
         app.sweep.spec = Some(sweep.clone());
-        app.sweep.running = Some(Running { sweep, scenarios, rows: Vec::new(), run_id: 0 });
+        app.sweep.running = Some(Running { sweep, scenarios, rows: Vec::new(), run_id: 0, seconds });
     });
     schedule_url();
     set_body_data("sweep", "running");
@@ -135,10 +144,10 @@ fn start() {
 
 /// Sends the next value of the running sweep, or finishes it.
 fn next_value() {
-    let Some((scenario, i, n, key)) = with(|app| {
+    let Some((scenario, i, n, key, seconds)) = with(|app| {
         let r = app.sweep.running.as_ref()?;
         let i = r.rows.len();
-        Some((r.scenarios.get(i).cloned(), i, r.scenarios.len(), r.sweep.key))
+        Some((r.scenarios.get(i).cloned(), i, r.scenarios.len(), r.sweep.key, r.seconds))
     }) else {
         return;
     };
@@ -147,7 +156,11 @@ fn next_value() {
     }
     match scenario {
         Some(scenario) => {
-            status(&format!("Sweeping {key}: value {} of {n}", i + 1));
+            status(&format!(
+                "Sweeping {key}: value {} of {n} (about {:.0} s in all)",
+                i + 1,
+                seconds.max(1.0)
+            ));
             let run_id = dispatch(scenario, Purpose::Sweep);
             with(|app| {
                 if let Some(r) = app.sweep.running.as_mut() {

@@ -206,3 +206,14 @@ pub fn fail(message: &str) {
     show_notice("Something went wrong", &[message.to_string()]);
     set_state("error");
 }
+
+/// Shows the question before a long run, next to the run's status.
+pub fn show_confirm(text: &str) {
+    set_text("confirm-text", text);
+    dom::set_hidden("confirm", false);
+}
+
+/// Hides the question.
+pub fn hide_confirm() {
+    dom::set_hidden("confirm", true);
+}

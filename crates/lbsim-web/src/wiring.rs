@@ -12,7 +12,7 @@ use crate::controls::{self, thousands, MAX_INTERACTIVE_REQUESTS};
 use crate::dom::{self, by_id, document, on, on_id, set_text, window};
 use crate::links::{embed_code, fragment, scenario_from_link, schedule_url, share_url};
 use crate::plots::{CdfView, Class};
-use crate::pool::{cancel_run, request_run};
+use crate::pool::{cancel_run, confirm_run, keep_last, request_run};
 use crate::state::{look, with};
 use crate::table::{self, Sort};
 use crate::view::{draw_remapping, redraw, redraw_soon, save_png, Redraw};
@@ -111,12 +111,15 @@ fn on_control(key: &str, text: &str, commit: bool) {
         next.fit_lists();
     }
     match checked.and_then(|()| next.validate()) {
-        Ok(()) if !commit => controls::clear_errors(),
+        Ok(()) if !commit => controls::clear_error(key),
         Ok(()) => {
             let servers_changed = with(|app| app.scenario.servers != next.servers);
             // The preset stays (in the link, with its lesson) while the
             // reader edits: the edits appear as keys over it.
             with(|app| app.scenario = next.clone());
+            // Another control left invalid goes back to its last valid
+            // value: the run that follows is for what the controls show.
+            controls::revert_invalid(&next);
             controls::clear_errors();
             if servers_changed {
                 for k in ["speeds", "weights", "names"] {
@@ -186,6 +189,8 @@ fn wire_form() {
 
 fn wire_results() {
     on_id("cancel", "click", |_| cancel_run());
+    on_id("confirm-run", "click", |_| confirm_run());
+    on_id("confirm-keep", "click", |_| keep_last());
     on_id("cdf-tools", "input", |_| {
         let class = document()
             .query_selector("input[name=cdf-class]:checked")
