@@ -2,25 +2,16 @@
 // axe-core over the full page, the embed and the phone view in light and
 // dark, and the phone layout's promises (the story first, nothing
 // clipped, touch targets large enough).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { serve, launch, open, ready, screenshot } from "./support/harness.mjs";
+import { useBrowser, open, ready, screenshot } from "./support/harness.mjs";
 
 const AXE = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const PHONE = { width: 390, height: 844, deviceScaleFactor: 3 };
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
 /** axe-core's violations on the page as it is now, as readable lines. */
 async function violations(page) {
@@ -47,8 +38,8 @@ const VIEWS = [
 for (const view of VIEWS) {
   for (const colorScheme of ["light", "dark"]) {
     test(`axe-core finds no violations: ${view.name}, ${colorScheme}`, async () => {
-      const { page, context, errors } = await open(browser, { colorScheme, ...view.size });
-      await page.goto(server.base + view.path);
+      const { page, context, errors } = await open(env.browser, { colorScheme, ...view.size });
+      await page.goto(env.server.base + view.path);
       await ready(page);
       assert.deepEqual(await violations(page), []);
       assert.deepEqual(errors, []);
@@ -78,8 +69,8 @@ async function titleInside(page, id) {
 
 test("on a phone the lesson and the first plot come first, nothing is clipped, targets are large enough", async () => {
   for (const colorScheme of ["light", "dark"]) {
-    const { page, context, errors } = await open(browser, { colorScheme, ...PHONE });
-    await page.goto(server.base);
+    const { page, context, errors } = await open(env.browser, { colorScheme, ...PHONE });
+    await page.goto(env.server.base);
     await ready(page);
     const layout = await page.evaluate(() => {
       const top = (sel) => document.querySelector(sel).getBoundingClientRect().top + scrollY;

@@ -1,25 +1,16 @@
 // End-to-end tests of the built playground (dist/) in headless Chromium,
 // one behaviour per test. `cargo xtask test` builds dist/ and runs these.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
-import { serve, launch, open, ready, nativeReport, cliReport, cliText, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
+import { useBrowser, open, ready, nativeReport, cliReport, cliText, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
 
 // Every rule, in canonical order, from the core's one registry (the
 // native core's default report lists them all).
 const ALGORITHMS = nativeReport({ requests: 1 }).scenario.algorithms;
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowser();
 
 /** Share of each canvas's pixels that differ from its corner (the background). */
 async function drawnShares(page) {
@@ -40,8 +31,8 @@ async function drawnShares(page) {
 
 test("the default page draws every plot and one row per algorithm, without console errors", async () => {
   for (const colorScheme of ["light", "dark"]) {
-    const { page, context, errors, requests } = await open(browser, { colorScheme });
-    await page.goto(server.base);
+    const { page, context, errors, requests } = await open(env.browser, { colorScheme });
+    await page.goto(env.server.base);
     await ready(page);
     await page.click("#remap-panel summary");
     await page.waitForFunction(() => document.querySelectorAll("#remap-table tbody tr").length === 5);
@@ -53,7 +44,7 @@ test("the default page draws every plot and one row per algorithm, without conso
     }
     assert.equal(await page.locator("#notice").isHidden(), true);
     await screenshot(page, `playground-${colorScheme}.png`);
-    const foreign = requests.filter((u) => !u.startsWith(server.base) && !u.startsWith("data:") && !u.startsWith("blob:"));
+    const foreign = requests.filter((u) => !u.startsWith(env.server.base) && !u.startsWith("data:") && !u.startsWith("blob:"));
     assert.deepEqual(foreign, [], "no request to another host");
     assert.deepEqual(errors, []);
     await context.close();
@@ -61,8 +52,8 @@ test("the default page draws every plot and one row per algorithm, without conso
 });
 
 test("the README screenshot (web/screenshot.png is a copy of test-output/screenshot.png)", async () => {
-  const { page, context } = await open(browser, { deviceScaleFactor: 1, width: 1280, height: 900 });
-  await page.goto(server.base);
+  const { page, context } = await open(env.browser, { deviceScaleFactor: 1, width: 1280, height: 900 });
+  await page.goto(env.server.base);
   await ready(page);
   await page.mouse.move(0, 0);
   await screenshot(page, "screenshot.png", { fullPage: false });
@@ -70,8 +61,8 @@ test("the README screenshot (web/screenshot.png is a copy of test-output/screens
 });
 
 test("every control is a labelled input named after its URL key, showing its range", async () => {
-  const { page, context } = await open(browser);
-  await page.goto(server.base);
+  const { page, context } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   for (const key of ["servers", "slots", "load", "rate", "requests", "slow-share", "fast-ms", "slow-ms", "work",
     "mean-ms", "users", "zipf", "seed", "speeds", "weights", "balancers"]) {
@@ -87,8 +78,8 @@ test("every control is a labelled input named after its URL key, showing its ran
 });
 
 test("a control change updates the URL and the numbers", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base);
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   const before = await tableValues(page);
   const run = Number(await page.getAttribute("body", "data-run-id"));
@@ -106,8 +97,8 @@ test("a control change updates the URL and the numbers", async () => {
 test("a link restores every control and gives the numbers of the native core and of lbsim run --url", async () => {
   const link = "#v=1&servers=5&slots=4&load=0.7&slow-share=0.2&zipf=1.2&seed=7&speeds=1,1,1,1,0.5&weights=2,1,1,1,1&balancers=2";
   const scenario = { servers: 5, slots: 4, load: 0.7, "slow-share": 0.2, zipf: 1.2, seed: 7, speeds: [1, 1, 1, 1, 0.5], weights: [2, 1, 1, 1, 1], balancers: 2 };
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base + link);
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + link);
   await ready(page);
   const values = await page.evaluate(() =>
     Object.fromEntries(["servers", "slots", "load", "slow-share", "zipf", "seed", "speeds", "weights", "balancers"]
@@ -120,20 +111,20 @@ test("a link restores every control and gives the numbers of the native core and
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")]);
   const json = JSON.parse(await readFile(await download.path(), "utf8"));
   assert.deepEqual(json, native, "the JSON download is the native report");
-  const cli = cliReport(server.base + link);
+  const cli = cliReport(env.server.base + link);
   if (cli) assert.deepEqual(json, cli, "and what `lbsim run --url` prints for the same link");
   const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
   const csvText = await readFile(await csv.path(), "utf8");
   assert.equal(csvText.trim().split("\n").length, ALGORITHMS.length + 1, "a header and one row per rule");
-  const cliCsv = cliText(server.base + link, "csv");
+  const cliCsv = cliText(env.server.base + link, "csv");
   if (cliCsv !== null) assert.equal(csvText, cliCsv, "the CSV download is `lbsim run --url --format csv`, byte for byte");
   assert.deepEqual(errors, []);
   await context.close();
 });
 
 test("a bad link names each bad key and value, as text, and uses the rest", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base + "#v=1&servers=0&colour=blue&seed=9&names=<img src=x>");
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + "#v=1&servers=0&colour=blue&seed=9&names=<img src=x>");
   await ready(page);
   const notice = page.locator("#notice");
   assert.equal(await notice.isVisible(), true);
@@ -149,8 +140,8 @@ test("a bad link names each bad key and value, as text, and uses the rest", asyn
 });
 
 test("preset= is a link key: the lesson opens, edits are keys over it, the CLI gives the same numbers", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base + "#v=1&preset=degraded&bogus=1");
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + "#v=1&preset=degraded&bogus=1");
   await ready(page);
   assert.equal(await page.inputValue("select[name=preset]"), "degraded");
   assert.match(await page.locator("#lesson-title").innerText(), /degraded/i);
@@ -176,8 +167,8 @@ test("preset= is a link key: the lesson opens, edits are keys over it, the CLI g
 });
 
 test("a bad value in a control says why next to it and keeps the last result", async () => {
-  const { page, context } = await open(browser);
-  await page.goto(server.base);
+  const { page, context } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   const before = await tableValues(page);
   await page.locator("input[name=servers]").fill("0");
@@ -188,8 +179,8 @@ test("a bad value in a control says why next to it and keeps the last result", a
 });
 
 test("a half-typed value never runs; an invalid one is marked and the results say what they belong to", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base);
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   const before = await tableValues(page);
   const run = await page.getAttribute("body", "data-run-id");
@@ -226,8 +217,8 @@ test("a half-typed value never runs; an invalid one is marked and the results sa
 });
 
 test("rapid changes never leave stale numbers on screen", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base);
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   await page.evaluate(() => {
     const seed = document.querySelector("input[name=seed]");
@@ -251,8 +242,8 @@ test("rapid changes never leave stale numbers on screen", async () => {
 });
 
 test("dragging a slider through long runs: every ready state shows the slider's value", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base + "#v=1&requests=200000");
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + "#v=1&requests=200000");
   await ready(page, 60000);
   // Every time the page says ready, what it drew and where the slider is.
   await page.evaluate(() => {
@@ -287,8 +278,8 @@ test("dragging a slider through long runs: every ready state shows the slider's 
 });
 
 test("a long run shows progress and can be cancelled", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base);
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   const before = await tableValues(page);
   await page.evaluate(() => {
@@ -324,12 +315,12 @@ test("a long run shows progress and can be cancelled", async () => {
 });
 
 test("Cancel before the worker is ready stops the queued run and the page is ready again", async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(env.browser);
   // Hold the worker's script back, so the first run waits in the page's queue.
   let release;
   const held = new Promise((ok) => { release = ok; });
   await context.route((url) => url.pathname.endsWith("/worker.js"), async (route) => { await held; await route.continue(); });
-  await page.goto(server.base);
+  await page.goto(env.server.base);
   await page.waitForFunction(() => document.body.dataset.state === "running");
   await page.click("#cancel");
   assert.equal(await page.getAttribute("body", "data-state"), "ready");
@@ -348,8 +339,8 @@ test("Cancel before the worker is ready stops the queued run and the page is rea
 });
 
 test("a run the core expects to take long waits for the reader: the estimate, Keep, Run it", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base);
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   const before = await tableValues(page);
   const run = await page.getAttribute("body", "data-run-id");
@@ -378,8 +369,8 @@ test("a run the core expects to take long waits for the reader: the estimate, Ke
 });
 
 test("a worker failure shows a message, the worker restarts and the page stays usable", async () => {
-  const { page, context } = await open(browser);
-  await page.goto(server.base);
+  const { page, context } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   const workers = page.workers();
   assert.ok(workers.length >= 1, "the simulation runs in a worker");
@@ -395,8 +386,8 @@ test("a worker failure shows a message, the worker restarts and the page stays u
 });
 
 test("requests above the interactive cap are refused with a note", async () => {
-  const { page, context } = await open(browser);
-  await page.goto(server.base + "#v=1&requests=500000");
+  const { page, context } = await open(env.browser);
+  await page.goto(env.server.base + "#v=1&requests=500000");
   await ready(page);
   assert.match(await page.locator("#notice").innerText(), /capped at 200,000/);
   assert.equal(await page.inputValue("input[name=requests]"), "200000");
@@ -404,8 +395,8 @@ test("requests above the interactive cap are refused with a note", async () => {
 });
 
 test("the latency plot switches between all, quick and slow requests and the tail view", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base);
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   const pixels = () => page.evaluate(() => {
     const c = document.querySelector("#cdf");
@@ -434,8 +425,8 @@ test("the latency plot switches between all, quick and slow requests and the tai
 });
 
 test("the table sorts by a column", async () => {
-  const { page, context } = await open(browser);
-  await page.goto(server.base);
+  const { page, context } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   await page.click("#results th[data-key=p99] button");
   const p99 = await page.$$eval("#results tbody td[data-key=p99]", (tds) => tds.map((td) => Number(td.dataset.value)));
@@ -447,8 +438,8 @@ test("the table sorts by a column", async () => {
 });
 
 test("hiding algorithms runs and shows only the rest", async () => {
-  const { page, context } = await open(browser);
-  await page.goto(server.base);
+  const { page, context } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   const run = Number(await page.getAttribute("body", "data-run-id"));
   for (const a of ["random", "user-hash", "maglev"]) await page.uncheck(`input[name=algorithms][value=${a}]`);
@@ -459,8 +450,8 @@ test("hiding algorithms runs and shows only the rest", async () => {
 });
 
 test("presets show their lesson; theory draws Erlang C, scale-out the remapping", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base);
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base);
   await ready(page);
   await page.selectOption("select[name=preset]", "theory");
   await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length === 1 && document.body.dataset.state === "ready");
@@ -480,8 +471,8 @@ test("presets show their lesson; theory draws Erlang C, scale-out the remapping"
 });
 
 test("embed mode: compact view, chosen controls, full-playground link, resize messages", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base + "embed-demo.html");
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + "embed-demo.html");
   const frame = page.frameLocator("iframe").first();
   await frame.locator("body[data-state=ready]").waitFor({ timeout: 30000 });
   const shown = await frame.locator("#controls .control:visible").evaluateAll((els) => els.map((e) => e.dataset.key));
@@ -507,13 +498,13 @@ test("embed mode: compact view, chosen controls, full-playground link, resize me
 });
 
 test("an embed shows just the plots its author names (&plots=); an unknown name is said", async () => {
-  const { page, context, errors } = await open(browser, { width: 800, height: 900 });
-  await page.goto(server.base + "?embed=1&plots=cdf,table#v=1&slow-share=0.2");
+  const { page, context, errors } = await open(env.browser, { width: 800, height: 900 });
+  await page.goto(env.server.base + "?embed=1&plots=cdf,table#v=1&slow-share=0.2");
   await ready(page);
   const visible = await page.$$eval("[data-plot]", (els) => els.filter((e) => e.checkVisibility()).map((e) => e.dataset.plot));
   assert.deepEqual(visible, ["cdf", "table"]);
   assert.equal(await page.locator("#notice").isHidden(), true);
-  await page.goto(server.base + "?embed=1&plots=cdf,bogus#v=1");
+  await page.goto(env.server.base + "?embed=1&plots=cdf,bogus#v=1");
   await ready(page);
   assert.match(await page.locator("#notice").innerText(), /unknown plot "bogus" ignored/);
   assert.deepEqual(errors, []);
@@ -521,8 +512,8 @@ test("an embed shows just the plots its author names (&plots=); an unknown name 
 });
 
 test("the sweep view draws every rule across a range, from the link, and equals lbsim sweep", async () => {
-  const { page, context, errors } = await open(browser);
-  await page.goto(server.base + "#v=1&requests=3000&sweep=load=0.5..0.9:0.2");
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + "#v=1&requests=3000&sweep=load=0.5..0.9:0.2");
   await ready(page);
   await page.waitForFunction(() => document.body.dataset.sweep === "ready", null, { timeout: 60000 });
   assert.equal(await page.getAttribute("#sweep-panel", "open"), "", "a link's sweep opens the panel");
@@ -535,7 +526,7 @@ test("the sweep view draws every rule across a range, from the link, and equals 
   assert.match(command, /--param load=0\.5\.\.0\.9:0\.2/);
   if (process.env.LBSIM_CLI) {
     const cli = execFileSync(process.env.LBSIM_CLI,
-      ["sweep", "--url", server.base + "#v=1&requests=3000", "--param", "load=0.5..0.9:0.2", "--format", "csv"]).toString();
+      ["sweep", "--url", env.server.base + "#v=1&requests=3000", "--param", "load=0.5..0.9:0.2", "--format", "csv"]).toString();
     assert.equal(csv, cli, "the page's sweep is lbsim sweep's, byte for byte");
   }
   // Another range from the form runs and goes in the link.
@@ -550,12 +541,12 @@ test("the sweep view draws every rule across a range, from the link, and equals 
 });
 
 test("copy link and copy embed code give the share URL and an iframe snippet", async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(env.browser);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  await page.goto(server.base + "#v=1&zipf=1.5");
+  await page.goto(env.server.base + "#v=1&zipf=1.5");
   await ready(page);
   await page.click("#copy-link");
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), server.base + "#v=1&zipf=1.5");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), env.server.base + "#v=1&zipf=1.5");
   await page.click("#copy-embed");
   const code = await page.inputValue("#embed-code");
   assert.match(code, /^<iframe src="[^"]+\?embed=1&amp;controls=slow-share,zipf,seed#v=1&amp;zipf=1.5"/);

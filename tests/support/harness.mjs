@@ -6,6 +6,7 @@ import { readFile, mkdir } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
 import { extname, join, normalize, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
+import { before, after } from "node:test";
 import { chromium } from "playwright-core";
 
 export const DIST = resolve(process.env.LBSIM_DIST ?? "dist");
@@ -146,4 +147,20 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
   const path = join(OUTPUT, name);
   await page.screenshot({ path, fullPage });
   return path;
+}
+
+/** A served dist/ and one headless Chromium for the calling test file,
+ * started before its tests and closed after them: `env.server`,
+ * `env.browser`. */
+export function useBrowser() {
+  const env = {};
+  before(async () => {
+    env.server = await serve();
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }

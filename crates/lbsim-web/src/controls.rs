@@ -281,12 +281,17 @@ pub fn show_stale(key: &str, last_good: &str) {
 pub fn clear_error(key: &str) {
     set_error(key, "");
     if document().query_selector(".control.invalid").ok().flatten().is_none() {
-        if let Some(stale) = by_id::<HtmlElement>("stale") {
-            stale.set_hidden(true);
-        }
-        if let Some(body) = document().body() {
-            let _ = body.class_list().remove_1("stale");
-        }
+        hide_stale();
+    }
+}
+
+/// The results belong to the controls again.
+fn hide_stale() {
+    if let Some(stale) = by_id::<HtmlElement>("stale") {
+        stale.set_hidden(true);
+    }
+    if let Some(body) = document().body() {
+        let _ = body.class_list().remove_1("stale");
     }
 }
 
@@ -312,12 +317,7 @@ pub fn clear_errors() {
         set_error(key, "");
     }
     set_error("algorithms", "");
-    if let Some(stale) = by_id::<HtmlElement>("stale") {
-        stale.set_hidden(true);
-    }
-    if let Some(body) = document().body() {
-        let _ = body.class_list().remove_1("stale");
-    }
+    hide_stale();
 }
 
 /// Disables the controls of fields the scenario does not use (slow share
