@@ -225,6 +225,9 @@ fn one_table(remap: &Remap, report: &RemapReport) -> String {
         least,
         percent(least, report.keys)
     );
+    if let Some(note) = remap.caveat() {
+        out += &format!("{note}\n");
+    }
     out
 }
 
@@ -250,6 +253,10 @@ fn schemes_table(remap: &Remap, reports: &[(Scheme, RemapReport)]) -> String {
             percent(report.moved, report.keys),
             percent(must_move(&remap.change, report), report.keys)
         );
+    }
+    let jump = reports.iter().any(|(s, _)| *s == Scheme::Jump);
+    if let Some(note) = (Remap { scheme: Scheme::Jump, ..remap.clone() }).caveat().filter(|_| jump) {
+        out += &format!("\n{note}\n");
     }
     out
 }

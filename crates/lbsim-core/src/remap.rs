@@ -147,6 +147,25 @@ pub struct Remap {
     pub hash: HashFn,
 }
 
+impl Remap {
+    /// What makes this experiment's count not like for like with the other
+    /// schemes', said where the figure is shown: jump hash numbers its
+    /// buckets, so it can only drop the last one; removing any other node
+    /// renumbers every bucket after it and moves far more than 1/N of the
+    /// keys, which jump hash cannot avoid (Lamping & Veach: "it can only
+    /// ... remove buckets at the end").
+    pub fn caveat(&self) -> Option<String> {
+        match (&self.scheme, &self.change) {
+            (Scheme::Jump, Change::Remove(node)) if self.nodes.last() != Some(node) => Some(format!(
+                "note: jump hash can only remove the last node ({}); removing {node} renumbers the \
+                 nodes after it, so this count is not like for like with the other schemes",
+                self.nodes.last().map_or("", String::as_str)
+            )),
+            _ => None,
+        }
+    }
+}
+
 impl Default for Remap {
     fn default() -> Self {
         Remap {

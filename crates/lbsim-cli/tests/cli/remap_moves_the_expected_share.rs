@@ -76,3 +76,23 @@ fn key_format_and_hash_are_used() {
     assert_eq!(a["hash"], "crc32");
     assert_ne!(a["before"], b["before"], "another key pattern, other owners");
 }
+
+/// Jump hash numbers its buckets, so it can only remove the last one
+/// (Lamping & Veach); removing another renumbers those after it. The
+/// table says so next to the figure, and only then.
+#[test]
+fn jump_says_when_a_removal_is_not_like_for_like() {
+    let args = |node: &'static str| {
+        ["remap", "--scheme", "jump", "--nodes", "a,b,c,d", "--remove", node, "--keys", "20000"]
+    };
+    let inner = json(&args("b"));
+    assert!(fraction(&inner) > 0.5, "removing b renumbers c and d: {}", fraction(&inner));
+    assert!(stdout(&args("b")).contains("jump hash can only remove the last node (d)"));
+    let last = json(&args("d"));
+    assert!(
+        (0.23..0.27).contains(&fraction(&last)),
+        "removing the last moves its quarter: {}",
+        fraction(&last)
+    );
+    assert!(!stdout(&args("d")).contains("note:"));
+}
