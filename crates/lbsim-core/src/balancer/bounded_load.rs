@@ -5,9 +5,12 @@
 //! (served = unfinished requests this copy has in flight, the `+ 1` being
 //! the one about to go), split by weight: each server gets
 //! `weight * (tot / total_weight)` plus its cumulative-weight share of the
-//! remainder, and at least 1. Walking clockwise from the key's point, the
-//! first server below its allowance wins; since the allowances add up to
-//! more than what is in flight, one always is.
+//! remainder, and at least 1. The key's home is the nearer of the two ring
+//! points around its hash (`chash_get_server_hash`: the previous point
+//! when `hash - prev <= next - hash`), not the first clockwise as plain
+//! consistent hashing takes it; walking clockwise from there, the first
+//! server below its allowance wins. Since the allowances add up to more
+//! than what is in flight, one always is.
 
 use alloc::vec::Vec;
 
@@ -79,7 +82,7 @@ impl BoundedLoad {
 impl Balancer for BoundedLoad {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
         let h = self.hash.hash(request.key().as_bytes());
-        self.ring.walk(h).find(|&s| self.eligible(s)).unwrap_or(0)
+        self.ring.walk_nearest(h).find(|&s| self.eligible(s)).unwrap_or(0)
     }
 
     fn dispatched(&mut self, server: usize) {
@@ -101,6 +104,40 @@ mod tests {
         [0, 1, 2].map(|i| allowance(served, factor, 1, i, 3))
     }
 
+    /// HAProxy's rule re-derived on the ring's own points: the previous
+    /// point when `hash - prev <= next - hash`, wrapping past either end.
+    #[test]
+    fn the_home_point_is_the_nearer_neighbour_as_haproxy_takes_it() {
+        let pool = Pool { hash: Some(HashFn::Xxh32), ..Pool::named(&["a", "b", "c", "d", "e", "f", "g"]) };
+        let ring = Ring::new(&pool);
+        let points = ring.points();
+        for w in points.windows(2).take(200) {
+            let (p, n) = (w[0].0, w[1].0);
+            if n - p < 4 {
+                continue;
+            }
+            let mid = p + (n - p) / 2; // dp <= dn: the previous point
+            assert_eq!(points[ring.nearest(mid)].0, p);
+            assert_eq!(points[ring.nearest(n - 1)].0, n, "just before a point, that point");
+            assert_eq!(points[ring.nearest(p + 1)].0, p, "just after a point, that point");
+        }
+        // Past the last point and before the first, distances wrap at 2^32.
+        let (first, last) = (points[0].0, points[points.len() - 1].0);
+        assert_eq!(
+            points[ring.nearest(u64::from(u32::MAX))].0,
+            if (1u64 << 32) - 1 - last <= first + 1 { last } else { first }
+        );
+        // The measure: the nearer neighbour is another server than
+        // the first clockwise for about 41% of keys on 7 x 160 points.
+        let moved = (0..20_000u64)
+            .filter(|i| {
+                let h = HashFn::Xxh32.hash(crate::hash::KeyBuf::new("user-", *i).as_bytes());
+                points[ring.nearest(h)].1 != points[ring.position(h)].1
+            })
+            .count();
+        assert!((7_000..9_500).contains(&moved), "{moved} of 20,000 keys change home");
+    }
+
     #[test]
     fn haproxy_allowance_vectors() {
         assert_eq!(allowances(9, 125), [4, 4, 5]);
@@ -116,11 +153,12 @@ mod tests {
         let home = bl.pick(&req, &mut rng);
         // Nothing in flight: tot = (0 + 1) * 125 + 99) / 100 = 2 slots over
         // 3 servers, at least 1 each, so the home server takes it.
-        assert_eq!(home, bl.ring.owner(bl.hash.hash(req.key().as_bytes())));
+        let h = bl.hash.hash(req.key().as_bytes());
+        assert_eq!(home, bl.ring.points()[bl.ring.nearest(h)].1 as usize);
         bl.dispatched(home);
         // One in flight: tot = 3, one slot each; home is full.
         let next = bl.pick(&req, &mut rng);
         assert_ne!(next, home, "over its allowance, the key walks on");
-        assert_eq!(next, bl.ring.walk(bl.hash.hash(req.key().as_bytes())).find(|&s| s != home).unwrap());
+        assert_eq!(next, bl.ring.walk_nearest(h).find(|&s| s != home).unwrap());
     }
 }

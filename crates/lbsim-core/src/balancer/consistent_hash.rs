@@ -20,6 +20,8 @@ pub struct Ring {
     index: Vec<u32>,
     /// Shift from a hash to its index slot.
     shift: u32,
+    /// Bits of the hash (32 or 64): distances on the ring wrap there.
+    bits: u32,
 }
 
 impl Ring {
@@ -57,7 +59,7 @@ impl Ring {
             index.push(j as u32);
         }
         index.push(points.len() as u32);
-        Ring { points, index, shift }
+        Ring { points, index, shift, bits: hash_bits }
     }
 
     /// Index of the first point at or clockwise after `h`.
@@ -79,8 +81,39 @@ impl Ring {
 
     /// Servers of the points clockwise from `h`, once round the ring.
     pub fn walk(&self, h: u64) -> impl Iterator<Item = usize> + '_ {
-        let start = self.position(h);
+        self.walk_from(self.position(h))
+    }
+
+    /// Index of the point nearer to `h` of the two around it, as HAProxy's
+    /// `chash_get_server_hash` takes it: `dp = h - prev`, `dn = next - h`
+    /// (wrapping at the hash's width), the previous point when `dp <= dn`.
+    pub fn nearest(&self, h: u64) -> usize {
+        let next = self.position(h);
+        let prev = if next == 0 { self.points.len() - 1 } else { next - 1 };
+        let mask = if self.bits >= 64 { u64::MAX } else { (1u64 << self.bits) - 1 };
+        let dp = h.wrapping_sub(self.points[prev].0) & mask;
+        let dn = self.points[next].0.wrapping_sub(h) & mask;
+        if dp <= dn {
+            prev
+        } else {
+            next
+        }
+    }
+
+    /// Servers of the points clockwise from the point nearest `h`
+    /// ([`Ring::nearest`]), once round the ring: HAProxy's walk past
+    /// servers over their allowance.
+    pub fn walk_nearest(&self, h: u64) -> impl Iterator<Item = usize> + '_ {
+        self.walk_from(self.nearest(h))
+    }
+
+    fn walk_from(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
         self.points[start..].iter().chain(&self.points[..start]).map(|&(_, s)| s as usize)
+    }
+
+    /// The ring's points (hash, server), in order.
+    pub fn points(&self) -> &[(u64, u32)] {
+        &self.points
     }
 }
 
