@@ -1,8 +1,18 @@
-//! Rendezvous (highest random weight) hashing: the key goes to
-//! `argmax_i hash("{key}#{name_i}")`; a tie goes to the server listed first.
-//! Removing a server moves only its own keys. Weights are not used.
+//! Rendezvous (highest random weight) hashing: the key goes to the server
+//! with the highest score; a tie goes to the server listed first. Removing
+//! a server moves only its own keys.
 //!
-//! A lookup hashes the key with every server, O(N); the pool does not
+//! HRW assumes each (key, server) score is an independent uniform draw. A
+//! single `hash("{key}#{name}")` is far from that with a weak hash (FNV-1a
+//! gives one of four servers half the keys), so the score is built from
+//! the key's hash and the server's hash through splitmix64's 64-bit
+//! finaliser, `mix(h(key) ^ mix(h(name)))`, uniform whatever the hash.
+//! Weights follow weighted HRW (Schindelhauer & Schomaker): with `u` the
+//! score as a uniform in (0, 1), the server maximising `-w / ln(u)` wins,
+//! so each server's share is its weight's; with equal weights that is the
+//! highest score itself, compared as an integer.
+//!
+//! A lookup scores the key with every server, O(N); the pool does not
 //! change during a run, so each user's winner is computed once and kept,
 //! and a run costs O(users x N + requests).
 
@@ -10,26 +20,40 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Balancer, Pick, Pool, Rng};
-use crate::hash::{HashFn, KeyBuf};
+use crate::hash::HashFn;
 
-/// The winning server for `key` among `names`.
+/// splitmix64's finaliser (Steele, Lea & Flood): a bijection of u64 whose
+/// output bits each depend on every input bit.
+pub fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The score of a key (its hash `key_hash`) for a server (its name's hash
+/// `name_hash`): uniform on u64 whatever the hash function.
+pub fn score_of(key_hash: u64, name_hash: u64) -> u64 {
+    mix(key_hash ^ mix(name_hash))
+}
+
+/// The score as a weight: `-w / ln(u)` with `u` the score in (0, 1).
+fn weighted(score: u64, weight: u32) -> f64 {
+    let u = ((score >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    -f64::from(weight) / libm::log(u)
+}
+
+/// The winning server for `key` among `names` (equal weights).
 pub fn winner<S: AsRef<str>>(key: &[u8], names: &[S], hash: HashFn) -> usize {
     best(key, names, hash).0
 }
 
 /// The winner for `key` among `names` and its score (the first listed of
-/// equal scores wins).
+/// equal scores wins), with equal weights.
 pub fn best<S: AsRef<str>>(key: &[u8], names: &[S], hash: HashFn) -> (usize, u64) {
-    // `{key}#` is written once; each name replaces the last one after it.
-    let mut k = KeyBuf::text("");
-    k.push_bytes(key);
-    k.push_str("#");
-    let stem = k.as_bytes().len();
+    let k = hash.hash(key);
     let mut best = (0, 0u64);
     for (i, name) in names.iter().enumerate() {
-        k.truncate(stem);
-        k.push_str(name.as_ref());
-        let s = hash.hash(k.as_bytes());
+        let s = score_of(k, hash.hash(name.as_ref().as_bytes()));
         if i == 0 || s > best.1 {
             best = (i, s);
         }
@@ -37,18 +61,17 @@ pub fn best<S: AsRef<str>>(key: &[u8], names: &[S], hash: HashFn) -> (usize, u64
     best
 }
 
-/// The score of `key` for one server: `hash("{key}#{name}")`.
+/// The score of `key` for one server.
 pub fn score(key: &[u8], name: &str, hash: HashFn) -> u64 {
-    let mut k = KeyBuf::text("");
-    k.push_bytes(key);
-    k.push_str("#");
-    k.push_str(name);
-    hash.hash(k.as_bytes())
+    score_of(hash.hash(key), hash.hash(name.as_bytes()))
 }
 
 /// Highest random weight.
 pub struct Rendezvous {
-    names: Vec<String>,
+    /// Each server's name hashed once.
+    name_hashes: Vec<u64>,
+    /// Weights, when they differ (weighted HRW); `None` for equal ones.
+    weights: Option<Vec<u32>>,
     hash: HashFn,
     /// Winner per user id (`u32::MAX` until first seen).
     winners: Vec<u32>,
@@ -57,7 +80,39 @@ pub struct Rendezvous {
 impl Rendezvous {
     /// Rendezvous over `pool`.
     pub fn new(pool: &Pool) -> Rendezvous {
-        Rendezvous { names: pool.names.clone(), hash: pool.hash_or(HashFn::DEFAULT), winners: Vec::new() }
+        let hash = pool.hash_or(HashFn::DEFAULT);
+        Rendezvous {
+            name_hashes: pool.names.iter().map(|n: &String| hash.hash(n.as_bytes())).collect(),
+            weights: (!pool.equal_weights()).then(|| pool.weights.clone()),
+            hash,
+            winners: Vec::new(),
+        }
+    }
+
+    /// The winner for a key's hash.
+    fn lookup(&self, key_hash: u64) -> usize {
+        let scores = self.name_hashes.iter().map(|&n| score_of(key_hash, n));
+        let mut best = 0;
+        match &self.weights {
+            None => {
+                let mut top = 0;
+                for (i, s) in scores.enumerate() {
+                    if i == 0 || s > top {
+                        (best, top) = (i, s);
+                    }
+                }
+            }
+            Some(weights) => {
+                let mut top = f64::NEG_INFINITY;
+                for (i, s) in scores.enumerate() {
+                    let w = weighted(s, weights[i]);
+                    if w > top {
+                        (best, top) = (i, w);
+                    }
+                }
+            }
+        }
+        best
     }
 }
 
@@ -68,7 +123,7 @@ impl Balancer for Rendezvous {
             self.winners.resize(user + 1, u32::MAX);
         }
         if self.winners[user] == u32::MAX {
-            self.winners[user] = winner(request.key().as_bytes(), &self.names, self.hash) as u32;
+            self.winners[user] = self.lookup(self.hash.hash(request.key().as_bytes())) as u32;
         }
         self.winners[user] as usize
     }
@@ -87,24 +142,63 @@ mod tests {
     use alloc::format;
 
     use super::*;
+    use crate::hash::KeyBuf;
 
-    /// A key too long for the stack buffer still meets every name: the
-    /// winner is the argmax of the whole `{key}#{name}`, not a tie that
-    /// falls to the first server.
+    /// The scores are independent uniforms whatever the hash: with each of
+    /// the four hashes, four servers share 20,000 keys a quarter each
+    /// (FNV-1a's single `hash("{key}#{name}")` gave one of them half).
     #[test]
-    fn long_keys_are_hashed_with_the_whole_name() {
-        let names = ["s1", "s2", "s3", "s4", "s5"];
-        let mut first = 0;
-        for i in 0..2000 {
-            let key = format!("{}{i}", "k".repeat(200));
-            let want = (0..names.len())
-                .rev()
-                .max_by_key(|&n| HashFn::Xxh64.hash(format!("{key}#{}", names[n]).as_bytes()))
-                .unwrap_or_default();
-            let got = winner(key.as_bytes(), &names, HashFn::Xxh64);
-            assert_eq!(got, want, "key {i}");
-            first += usize::from(got == 0);
+    fn every_hash_gives_each_server_its_share() {
+        let names = ["s1", "s2", "s3", "s4"];
+        for hash in HashFn::ALL {
+            let mut counts = [0u32; 4];
+            for i in 1..=20_000u64 {
+                counts[winner(KeyBuf::new("user-", i).as_bytes(), &names, hash)] += 1;
+            }
+            for c in counts {
+                assert!((4_700..5_300).contains(&c), "{hash:?}: {counts:?}");
+            }
         }
-        assert!(first < 600, "s1 won {first} of 2000 keys");
+    }
+
+    /// A joining server takes its 1/N from every other server and nothing
+    /// else moves (FNV-1a moved 9,791 of 20,000 keys for s8 joining s1..s7;
+    /// CRC-32's s5 took keys only from s1).
+    #[test]
+    fn a_joining_server_takes_one_nth_from_each() {
+        for hash in HashFn::ALL {
+            let before: Vec<String> = (1..=7).map(|i| format!("s{i}")).collect();
+            let mut after = before.clone();
+            after.push("s8".into());
+            let mut moved = 0;
+            let mut lost = [0u32; 7];
+            for i in 0..20_000u64 {
+                let key = KeyBuf::new("k", i);
+                let (a, b) = (winner(key.as_bytes(), &before, hash), winner(key.as_bytes(), &after, hash));
+                if a != b {
+                    assert_eq!(b, 7, "a key moves only to the new server");
+                    moved += 1;
+                    lost[a] += 1;
+                }
+            }
+            assert!((2_200..2_800).contains(&moved), "{hash:?}: {moved} of 20,000 moved (1/8 is 2,500)");
+            assert!(lost.iter().all(|&l| (220..500).contains(&l)), "{hash:?}: taken from each {lost:?}");
+        }
+    }
+
+    /// Weighted HRW: shares follow the weights.
+    #[test]
+    fn weights_set_the_shares() {
+        let pool = Pool { weights: alloc::vec![3, 1, 2, 2], ..Pool::named(&["a", "b", "c", "d"]) };
+        let mut r = Rendezvous::new(&pool);
+        let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
+        let mut counts = [0u32; 4];
+        for user in 1..=40_000 {
+            counts[r.pick(&Pick { now_ms: 0.0, user }, &mut rng)] += 1;
+        }
+        let want = [15_000, 5_000, 10_000, 10_000];
+        for (c, w) in counts.iter().zip(want) {
+            assert!(c.abs_diff(w) < 700, "{counts:?} against {want:?}");
+        }
     }
 }
