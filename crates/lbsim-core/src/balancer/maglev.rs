@@ -4,8 +4,12 @@
 //! `offset = h1(name) mod M` and `skip = h2(name) mod (M - 1) + 1`; backends
 //! take turns claiming their next preferred free entry until the table is
 //! full. `h1` is the pool's hash of the name and `h2` its hash of
-//! `"{name}#skip"`. A key goes to `table[hash(key) mod M]`. Weights are not
-//! used (every backend takes one entry per turn, as in the paper).
+//! `"{name}#skip"`. A key goes to `table[hash(key) mod M]`. Weights fill
+//! the table in proportion as Envoy's `MaglevTable` does: in round `r` a
+//! backend takes a turn only while `r x weight >= target`, its target
+//! growing by the largest weight at each turn, so the heaviest takes one
+//! every round; with equal weights every backend takes one per round, the
+//! paper's algorithm exactly.
 
 use alloc::vec::Vec;
 
@@ -31,15 +35,27 @@ pub fn permutations<S: AsRef<str>>(names: &[S], hash: HashFn, m: u64) -> Vec<(u6
 
 /// The paper's population (Pseudocode 1): the table of backend indices.
 pub fn populate(permutations: &[(u64, u64)], m: u64) -> Vec<u32> {
+    populate_weighted(permutations, &alloc::vec![1; permutations.len()], m)
+}
+
+/// The population with Envoy's weights (`constructImplementationInternals`
+/// in `maglev_lb.cc`), in integers so the turns are exact.
+pub fn populate_weighted(permutations: &[(u64, u64)], weights: &[u32], m: u64) -> Vec<u32> {
     const EMPTY: u32 = u32::MAX;
     let mut entry = alloc::vec![EMPTY; m as usize];
     if permutations.is_empty() {
         return entry;
     }
+    let max = u64::from(weights.iter().copied().max().unwrap_or(1));
+    let mut target = alloc::vec![0u64; permutations.len()];
     let mut next = alloc::vec![0u64; permutations.len()];
     let mut filled = 0;
-    loop {
+    for round in 1u64.. {
         for (i, &(offset, skip)) in permutations.iter().enumerate() {
+            if round * u64::from(weights[i]) < target[i] {
+                continue;
+            }
+            target[i] += max;
             let mut c = (offset + next[i] * skip) % m;
             while entry[c as usize] != EMPTY {
                 next[i] += 1;
@@ -53,6 +69,7 @@ pub fn populate(permutations: &[(u64, u64)], m: u64) -> Vec<u32> {
             }
         }
     }
+    entry
 }
 
 /// Maglev lookup.
@@ -66,7 +83,7 @@ impl Maglev {
     pub fn new(pool: &Pool) -> Maglev {
         let hash = pool.hash_or(HashFn::DEFAULT);
         let perms = permutations(&pool.names, hash, TABLE_SIZE);
-        Maglev { table: populate(&perms, TABLE_SIZE), hash }
+        Maglev { table: populate_weighted(&perms, &pool.weights, TABLE_SIZE), hash }
     }
 
     /// The backend of hash `h`.
@@ -102,6 +119,34 @@ mod tests {
         let after: Vec<u32> =
             populate(&[(3, 4), (3, 1)], 7).into_iter().map(|i| [0, 2][i as usize]).collect();
         assert_eq!(after, [0, 0, 0, 0, 2, 2, 2]);
+    }
+
+    /// Envoy's weighted turns re-derived by hand on the paper's Table 1
+    /// permutations, weights 3, 1, 1 (the largest 3): B0 takes a turn every
+    /// round, B1 and B2 when `round x 1 >= target` (rounds 1 and 3).
+    #[test]
+    fn weights_fill_the_table_in_proportion_as_envoy_does() {
+        let perms = [(3, 4), (0, 2), (3, 1)];
+        // Round 1: B0 takes 3, B1 takes 0, B2 takes 3 (taken) then 4.
+        // Round 2: only B0 (2 x 1 < 3 for B1 and B2): 0, 4 taken, then 1.
+        // Round 3: B0 takes 5; B1 takes 2; B2: 5 taken, then 6: full.
+        assert_eq!(populate_weighted(&perms, &[3, 1, 1], 7), [1, 0, 1, 0, 2, 0, 2]);
+        assert_eq!(
+            populate_weighted(&perms, &[1, 1, 1], 7),
+            populate(&perms, 7),
+            "equal weights: the paper's"
+        );
+        let names: Vec<alloc::string::String> = (1..=4).map(|i| alloc::format!("s{i}")).collect();
+        let table =
+            populate_weighted(&permutations(&names, HashFn::Xxh64, TABLE_SIZE), &[3, 1, 2, 2], TABLE_SIZE);
+        let mut counts = [0u64; 4];
+        for &b in &table {
+            counts[b as usize] += 1;
+        }
+        for (c, w) in counts.iter().zip([3, 1, 2, 2]) {
+            let want = TABLE_SIZE * w / 8;
+            assert!(c.abs_diff(want) <= 4, "{counts:?}");
+        }
     }
 
     #[test]
