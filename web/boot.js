@@ -37,7 +37,15 @@ try {
 } catch {
   // The page starts its own worker, and says so if it cannot.
 }
-const [bindings, module] = await Promise.all([import(glue), compiled]);
-window.lbsimModule = { glue, module };
-await bindings.default({ module_or_path: module });
-bindings.start_page();
+try {
+  const [bindings, module] = await Promise.all([import(glue), compiled]);
+  window.lbsimModule = { glue, module };
+  await bindings.default({ module_or_path: module });
+  bindings.start_page();
+} catch (e) {
+  // The page's own code could not start: say so where the notices go.
+  const notice = document.getElementById("notice");
+  notice.textContent = `The playground could not start: ${e}. Reload the page to try again.`;
+  notice.hidden = false;
+  document.body.dataset.state = "error";
+}

@@ -198,11 +198,14 @@ fn finish() {
 }
 
 /// Stops a running sweep (a newer input superseded it); says why.
-/// Returns whether one was running.
+/// Returns whether one was running. A finished sweep on screen is marked
+/// as belonging to the previous scenario.
 pub fn stop(why: &str) -> bool {
     let was = with(|app| app.sweep.running.take().is_some());
     if was {
         status(&format!("Sweep stopped: {why}. Run it again for the new scenario."));
+    } else if with(|app| app.sweep.result.is_some()) {
+        status("The sweep shown is for the previous scenario: run it again for this one.");
     }
     was
 }

@@ -280,7 +280,11 @@ fn wire_window() {
     on(&window(), "hashchange", |_| {
         let (s, p, sweep) = scenario_from_link(&fragment());
         crate::sweep::from_link(sweep);
-        if s != with(|app| app.scenario.clone()) || p != with(|app| app.preset) {
+        let same = s == with(|app| app.scenario.clone()) && p == with(|app| app.preset);
+        if same {
+            // Only the sweep is new: it runs now, over the same scenario.
+            crate::sweep::start_if_asked();
+        } else {
             // A pasted link is its own scenario, with the preset it names.
             with(|app| app.preset = p);
             show_lesson(p);
