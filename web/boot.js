@@ -1,12 +1,6 @@
-// Starts the page. Trunk writes the hashed file names of the one wasm
-// module and its glue into the script tag (Trunk.toml, pattern_script); an
-// external module keeps the Content-Security-Policy free of inline scripts.
-//
-// The module is compiled once, here, and handed to every simulator worker
-// (web/worker.js), which instantiates it and calls `start_worker`; the page
-// calls `start_page`. The first worker starts at once, so it instantiates
-// while the page starts; the page takes it over (with whatever it said in
-// the meantime) from `window.lbsimFirstWorker`.
+// Starts the page (README, "The playground"): compiles the one wasm module
+// once, hands it to the first worker (web/worker.js) and starts the page.
+// Trunk writes the hashed file names into the script tag (Trunk.toml).
 const tag = document.querySelector("script[data-lbsim-js]");
 const glue = new URL(tag.dataset.lbsimJs, document.baseURI).href;
 const wasm = new URL(tag.dataset.lbsimWasm, document.baseURI).href;
@@ -21,8 +15,7 @@ async function compile() {
   }
 }
 
-// The first worker starts at once: its script loads while the module
-// downloads and compiles, and the module follows as soon as it is ready.
+// The first worker starts at once; the module follows when compiled.
 const compiled = compile();
 try {
   const worker = new Worker(`./worker.js?glue=${encodeURIComponent(glue)}`, { type: "module" });

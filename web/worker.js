@@ -1,10 +1,6 @@
-// A simulator worker. The page posts `{glue, module}` first: the URL of
-// the wasm-bindgen glue and the page's compiled wasm module (web/boot.js),
-// so the module is downloaded and compiled once for the page and every
-// worker. Then the simulator starts (`start_worker`), posts "Ready" and
-// takes runs; a failure to start surfaces as the worker's error event.
-// The first worker also gets the glue's URL in its own address
-// (`?glue=`), so it loads the glue while the module is still compiling.
+// A simulator worker: the page posts {glue, module} (web/boot.js), the
+// worker instantiates the page's compiled module and starts the simulator.
+// `?glue=` lets it load the glue while the module still compiles.
 const early = new URL(self.location.href).searchParams.get("glue");
 const preloaded = early ? import(early) : null;
 self.addEventListener("message", async function boot(event) {
@@ -15,6 +11,7 @@ self.addEventListener("message", async function boot(event) {
     await bindings.default({ module_or_path: module });
     bindings.start_worker();
   } catch (e) {
+    // Surfaces as the worker's error event, which the page handles.
     setTimeout(() => {
       throw e;
     });

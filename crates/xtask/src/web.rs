@@ -108,8 +108,11 @@ pub fn build() -> Result<PathBuf, String> {
     ensure_wasm_target()?;
     ensure_trunk()?;
     ensure_wasm_bindgen()?;
-    step("trunk build --release --public-url ./ (writes dist/)");
-    run("trunk", &["build", "--release", "--public-url", "./"])?;
+    // Minified HTML and CSS for what readers download (the served
+    // development build is not minified: its live-reload script is admitted
+    // by the exact hash of its text).
+    step("trunk build --release --minify true --public-url ./ (writes dist/)");
+    run("trunk", &["build", "--release", "--minify", "true", "--public-url", "./"])?;
     let dist = root().join("dist");
     if !dist.join("index.html").exists() {
         return Err("trunk build wrote no dist/index.html".into());
