@@ -28,17 +28,10 @@ pub fn encode(scenario: &Scenario) -> String {
     encode_over(scenario, None)
 }
 
-/// The fragment for a scenario edited from a preset: `v=1&preset=NAME` and
-/// every field that differs from the preset's scenario (without a preset,
-/// [`encode`]).
-pub fn encode_over(scenario: &Scenario, base: Option<&Preset>) -> String {
-    encode_link(scenario, base, None)
-}
-
 /// The whole fragment of the page's state: the scenario over its preset
 /// ([`encode_over`]), then the sweep the reader set up, if any.
 pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, sweep: Option<&Sweep>) -> String {
-    let mut out = encode_fields(scenario, base);
+    let mut out = encode_over(scenario, base);
     if let Some(sweep) = sweep {
         out.push_str("&sweep=");
         out.push_str(&sweep.spec);
@@ -46,7 +39,10 @@ pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, sweep: Option<&Sw
     out
 }
 
-fn encode_fields(scenario: &Scenario, base: Option<&Preset>) -> String {
+/// The fragment for a scenario edited from a preset: `v=1&preset=NAME` and
+/// every field that differs from the preset's scenario (without a preset,
+/// [`encode`]).
+pub fn encode_over(scenario: &Scenario, base: Option<&Preset>) -> String {
     let defaults = base.map_or_else(Scenario::default, Preset::scenario);
     let mut out = alloc::format!("v={VERSION}");
     if let Some(p) = base {
@@ -195,9 +191,15 @@ pub fn decode(link: &str) -> Decoded {
     let mut scenario = preset.map_or_else(Scenario::default, Preset::scenario);
     // The table's keys the link set, in the order they last applied.
     let mut applied: Vec<&'static str> = Vec::new();
+    let mut sweep = None;
     for (key, value, again) in pairs(link) {
         if again {
             problems.push(repeated(key.clone(), value.clone()));
+        }
+        if key == "sweep" {
+            // Parsed once, here; the later of repeated ones applies.
+            sweep = Sweep::parse(&value, "sweep", MAX_LINK_SWEEP_VALUES).map_err(|e| problems.push(e)).ok();
+            continue;
         }
         match apply_pair(&mut scenario, key.clone(), value) {
             Ok(()) => {
@@ -238,10 +240,6 @@ pub fn decode(link: &str) -> Decoded {
         scenario = defaults;
         problems.push(e);
     }
-    let sweep = pairs(link)
-        .filter(|(k, _, _)| k == "sweep")
-        .last()
-        .and_then(|(_, v, _)| Sweep::parse(&v, "sweep", MAX_LINK_SWEEP_VALUES).ok());
     Decoded { scenario, problems, preset, sweep }
 }
 

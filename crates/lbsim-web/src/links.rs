@@ -63,7 +63,7 @@ fn current_fragment() -> String {
 /// The share link without the sweep: what `lbsim sweep --url` takes
 /// beside `--param`.
 pub fn share_url_without_sweep() -> String {
-    format!("{}#{}", page_base(), with(|app| url::encode_over(&app.scenario, app.preset)))
+    with(|app| url::share_url_over(&page_base(), &app.scenario, app.preset))
 }
 
 /// The address bar's fragment, with its `#`.

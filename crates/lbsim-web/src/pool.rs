@@ -441,9 +441,7 @@ pub fn keep_last() {
 /// supersedes any run going, a sweep's included).
 fn send_run() {
     with(|app| app.run_timer = None);
-    if crate::sweep::stop("the scenario changed") {
-        set_body_data("sweep", "stopped");
-    }
+    stopped_sweep("the scenario changed");
     if let Some(p) = by_id::<HtmlProgressElement>("progress") {
         p.set_value(0.0);
     }
@@ -487,19 +485,24 @@ pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
         let part = Scenario { algorithms, ..scenario.clone() };
         post(worker, ToWorker::Run { run_id, scenario: Box::new(part) });
     }
-    // A worker left out that is still busy with the superseded run stops;
-    // one not ready yet never starts it.
+    // A worker left out that is still busy with the superseded run stops.
     if let Some(previous) = previous {
-        with(|app| {
-            for slot in &mut app.workers {
-                slot.queued.retain(|m| !matches!(m, ToWorker::Run { run_id: r, .. } if *r == previous));
-            }
-        });
-        for i in (0..workers).filter(|i| !chosen.contains(i)) {
-            post(i, ToWorker::Cancel { run_id: previous });
-        }
+        withdraw(previous, (0..workers).filter(|i| !chosen.contains(i)));
     }
     run_id
+}
+
+/// Withdraws run `run_id`: a worker not ready yet never starts it, and
+/// each of `running` is told to stop it.
+fn withdraw(run_id: u32, running: impl Iterator<Item = usize>) {
+    with(|app| {
+        for slot in &mut app.workers {
+            slot.queued.retain(|m| !matches!(m, ToWorker::Run { run_id: r, .. } if *r == run_id));
+        }
+    });
+    for i in running {
+        post(i, ToWorker::Cancel { run_id });
+    }
 }
 
 /// Stops the run on its way (or the one about to start): the page stops
@@ -517,14 +520,7 @@ pub fn cancel_run() {
         cancel(t);
     }
     if let Some(run_id) = run_id {
-        with(|app| {
-            for slot in &mut app.workers {
-                slot.queued.retain(|m| !matches!(m, ToWorker::Run { run_id: r, .. } if *r == run_id));
-            }
-        });
-        for i in 0..with(|app| app.workers.len()) {
-            post(i, ToWorker::Cancel { run_id });
-        }
+        withdraw(run_id, 0..with(|app| app.workers.len()));
     }
     if timer.is_some() || run_id.is_some() {
         set_text("status-text", "Cancelled: the plots show the previous result.");
