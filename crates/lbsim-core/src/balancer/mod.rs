@@ -66,6 +66,54 @@ pub trait Balancer {
     fn shared_by_copies(&self) -> bool {
         false
     }
+
+    // The fleet over time (SPEC section 12): a run with events or health
+    // checks calls these instead of `pick` alone. Static runs never do.
+
+    /// Chooses among the servers `eligible` allows, the rule's own next
+    /// candidate when its first choice is not allowed (rules that compare
+    /// or sample choose among the allowed only; a ring walks clockwise;
+    /// rendezvous takes the next score; `user-hash` rehashes as NGINX's
+    /// `hash`; Maglev probes the next entries); `None` when none is.
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        // Placeholder until every rule has its own next candidate.
+        let s = self.pick(request, rng);
+        eligible.allows(s).then_some(s)
+    }
+
+    /// Membership or availability changed (a `join` or `leave` is a config
+    /// reload; a health change is Envoy's host-set change): rebuild what
+    /// depends on it. `members[i]`: server i is in the pool; `available[i]`:
+    /// it is a member this copy may send to. Per-server state of the
+    /// servers that stay (counts, EWMAs, served totals) is kept.
+    fn reshape(&mut self, _members: &[bool], _available: &[bool]) {}
+
+    /// Slow start changed the effective weights (the configured weight
+    /// times 256 times the ramp, SPEC 12.1): rules that use weights or
+    /// counts take them, keeping their counts; hashing rules ignore them.
+    fn reweight(&mut self, _weights: &[u32]) {}
+}
+
+/// What a fleet-run pick may take: members available to this copy that
+/// the request has not tried yet.
+#[derive(Clone, Copy, Debug)]
+pub struct Eligible<'a> {
+    /// Per server: a member of the pool, available to this copy.
+    pub available: &'a [bool],
+    /// Servers this request already tried (a retry goes elsewhere).
+    pub tried: &'a [u32],
+}
+
+impl Eligible<'_> {
+    /// Whether the pick may take `server`.
+    pub fn allows(&self, server: usize) -> bool {
+        self.available.get(server).copied().unwrap_or(false) && !self.tried.contains(&(server as u32))
+    }
+
+    /// Whether every server is allowed (the rule's static pick stands).
+    pub fn all(&self) -> bool {
+        self.tried.is_empty() && self.available.iter().all(|&a| a)
+    }
 }
 
 /// The pool as the rules see it.
