@@ -102,6 +102,9 @@ pub struct Eligible<'a> {
     pub available: &'a [bool],
     /// Servers this request already tried (a retry goes elsewhere).
     pub tried: &'a [u32],
+    /// Whether every server of the scenario is in `available` (kept by the
+    /// engine as availability changes, so asking costs nothing).
+    pub every_available: bool,
 }
 
 impl Eligible<'_> {
@@ -112,7 +115,7 @@ impl Eligible<'_> {
 
     /// Whether every server is allowed (the rule's static pick stands).
     pub fn all(&self) -> bool {
-        self.tried.is_empty() && self.available.iter().all(|&a| a)
+        self.every_available && self.tried.is_empty()
     }
 }
 
