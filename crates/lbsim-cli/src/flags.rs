@@ -21,6 +21,7 @@ fn value_name(field: &Field) -> &'static str {
         FieldKind::Real => "X",
         FieldKind::Choice => "ID",
         FieldKind::NumberList | FieldKind::NameList => "LIST",
+        FieldKind::Events => "EVENTS",
     }
 }
 
@@ -37,7 +38,7 @@ pub fn field_help(key: &str) -> String {
         FieldKind::NameList if key == "names" => {
             format!("{}, at most {} characters", field.meaning, field.max)
         }
-        FieldKind::NameList => format!("{}: {}", field.meaning, field.allowed()),
+        FieldKind::NameList | FieldKind::Events => format!("{}: {}", field.meaning, field.allowed()),
         FieldKind::Choice => field.meaning.to_string(),
     };
     let default = match (key, Scenario::default().get(key)) {

@@ -22,6 +22,7 @@ extern crate std;
 pub mod balancer;
 pub mod cost;
 pub mod engine;
+pub mod fleet;
 pub mod hash;
 pub mod presets;
 pub mod remap;

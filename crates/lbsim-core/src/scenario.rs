@@ -13,7 +13,54 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::balancer::AlgorithmId;
+use crate::fleet::events::{self, Events};
 use crate::hash::HashFn;
+
+/// What an active health check probes (HAProxy `check`, `option httpchk`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckKind {
+    /// A TCP connect: fails only on a crashed server.
+    #[default]
+    Tcp,
+    /// An HTTP request that does real work: also fails on a failing one.
+    Http,
+}
+
+impl CheckKind {
+    /// The id used in URLs, flags and JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            CheckKind::Tcp => "tcp",
+            CheckKind::Http => "http",
+        }
+    }
+}
+
+impl FromStr for CheckKind {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        [CheckKind::Tcp, CheckKind::Http].into_iter().find(|k| k.id() == s).ok_or(())
+    }
+}
+
+// Fields of the fleet (SPEC section 12) are written to JSON only when they
+// differ from their defaults, so a static scenario's JSON is what it was.
+fn is_u32<const D: u32>(v: &u32) -> bool {
+    *v == D
+}
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
+}
+fn is_quarter(v: &f64) -> bool {
+    *v == 0.25
+}
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+fn is_tcp(v: &CheckKind) -> bool {
+    *v == CheckKind::Tcp
+}
 
 /// The distribution of service demand (work, in ms at speed 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,6 +154,62 @@ pub struct Scenario {
     pub vnodes: u32,
     /// HAProxy `hash-balance-factor` in percent (bounded-load).
     pub balance_factor: u32,
+    /// Fleet events (SPEC section 12); none: a fixed, healthy pool.
+    #[serde(skip_serializing_if = "Events::is_empty")]
+    pub events: Events,
+    /// Time a failing server takes to answer with a 500, in ms.
+    #[serde(skip_serializing_if = "is_one")]
+    pub error_ms: f64,
+    /// Time until a connection error from a crashed server, in ms.
+    #[serde(skip_serializing_if = "is_one")]
+    pub connect_ms: f64,
+    /// Retries of a failed request on another server (NGINX
+    /// `proxy_next_upstream_tries` minus one).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    pub retries: u32,
+    /// Whether a 500 counts as failed for retries and passive checks
+    /// (NGINX `proxy_next_upstream http_500`).
+    #[serde(skip_serializing_if = "is_false")]
+    pub count_5xx: bool,
+    /// NGINX `max_fails` (0 = passive checks off).
+    #[serde(skip_serializing_if = "is_u32::<1>")]
+    pub max_fails: u32,
+    /// NGINX `fail_timeout` in ms.
+    #[serde(skip_serializing_if = "is_u32::<10000>")]
+    pub fail_timeout_ms: u32,
+    /// HAProxy `inter`: active check interval in ms (0 = off).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    pub check_ms: u32,
+    /// HAProxy `fall`: failed probes in a row that mark a server down.
+    #[serde(skip_serializing_if = "is_u32::<3>")]
+    pub fall: u32,
+    /// HAProxy `rise`: good probes in a row that mark it up.
+    #[serde(skip_serializing_if = "is_u32::<2>")]
+    pub rise: u32,
+    /// What an active check probes.
+    #[serde(skip_serializing_if = "is_tcp")]
+    pub check: CheckKind,
+    /// Envoy `consecutive_5xx` (0 = outlier detection off).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    pub outlier_5xx: u32,
+    /// Envoy `base_ejection_time` in ms.
+    #[serde(skip_serializing_if = "is_u32::<30000>")]
+    pub ejection_ms: u32,
+    /// Envoy `max_ejection_percent`.
+    #[serde(skip_serializing_if = "is_u32::<10>")]
+    pub max_ejection: u32,
+    /// Warm-up of a joining or recovered server in ms (0 = off).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    pub warmup_ms: u32,
+    /// Speed of a cold server, as a share of its speed.
+    #[serde(skip_serializing_if = "is_quarter")]
+    pub cold_speed: f64,
+    /// Envoy `slow_start_window` in ms (0 = off).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    pub slow_start_ms: u32,
+    /// Envoy slow start `aggression`.
+    #[serde(skip_serializing_if = "is_one")]
+    pub slow_start_aggression: f64,
 }
 
 impl Default for Scenario {
@@ -134,6 +237,24 @@ impl Default for Scenario {
             hash: None,
             vnodes: 160,
             balance_factor: 125,
+            events: Events::default(),
+            error_ms: 1.0,
+            connect_ms: 1.0,
+            retries: 0,
+            count_5xx: false,
+            max_fails: 1,
+            fail_timeout_ms: 10_000,
+            check_ms: 0,
+            fall: 3,
+            rise: 2,
+            check: CheckKind::Tcp,
+            outlier_5xx: 0,
+            ejection_ms: 30_000,
+            max_ejection: 10,
+            warmup_ms: 0,
+            cold_speed: 0.25,
+            slow_start_ms: 0,
+            slow_start_aggression: 1.0,
         }
     }
 }
@@ -151,6 +272,8 @@ pub enum FieldKind {
     NumberList,
     /// A comma-separated list of ids or names.
     NameList,
+    /// Fleet events, `TIME:SERVER:KIND,...`.
+    Events,
 }
 
 /// One row of the table of ranges.
@@ -255,6 +378,109 @@ pub const FIELDS: &[Field] = &[
         1.0,
         "bounded-load factor in percent (HAProxy)",
     ),
+    field("events", FieldKind::Events, 0.0, events::MAX_EVENTS as f64, 0.0, "fleet events over time"),
+    field(
+        "error-ms",
+        FieldKind::Real,
+        0.001,
+        60_000.0,
+        1.0,
+        "time a failing server takes to answer 500, in ms",
+    ),
+    field(
+        "connect-ms",
+        FieldKind::Real,
+        0.001,
+        60_000.0,
+        1.0,
+        "time until a crashed server's connection error, in ms",
+    ),
+    field("retries", FieldKind::Integer, 0.0, 10.0, 1.0, "retries of a failed request on another server"),
+    field("count-5xx", FieldKind::Integer, 0.0, 1.0, 1.0, "1: a 500 counts as failed (NGINX http_500)"),
+    field(
+        "max-fails",
+        FieldKind::Integer,
+        0.0,
+        100.0,
+        1.0,
+        "failures that mark a server down (NGINX; 0 = off)",
+    ),
+    field("fail-timeout-ms", FieldKind::Integer, 1.0, 3_600_000.0, 100.0, "NGINX fail_timeout in ms"),
+    field(
+        "check-ms",
+        FieldKind::Integer,
+        0.0,
+        600_000.0,
+        100.0,
+        "active check interval in ms (HAProxy; 0 = off)",
+    ),
+    field("fall", FieldKind::Integer, 1.0, 100.0, 1.0, "failed checks in a row that mark a server down"),
+    field("rise", FieldKind::Integer, 1.0, 100.0, 1.0, "good checks in a row that mark it up"),
+    field(
+        "check",
+        FieldKind::Choice,
+        0.0,
+        0.0,
+        0.0,
+        "active check: tcp (fails on a crash) or http (also on fail)",
+    ),
+    field(
+        "outlier-5xx",
+        FieldKind::Integer,
+        0.0,
+        100.0,
+        1.0,
+        "errors in a row that eject a server (Envoy; 0 = off)",
+    ),
+    field("ejection-ms", FieldKind::Integer, 1.0, 3_600_000.0, 100.0, "Envoy base ejection time in ms"),
+    field(
+        "max-ejection",
+        FieldKind::Integer,
+        0.0,
+        100.0,
+        1.0,
+        "most of the pool ejected at once, in percent",
+    ),
+    field(
+        "warmup-ms",
+        FieldKind::Integer,
+        0.0,
+        3_600_000.0,
+        100.0,
+        "warm-up of a joining or recovered server, ms",
+    ),
+    field("cold-speed", FieldKind::Real, 0.01, 1.0, 0.01, "speed of a cold server, as a share of its speed"),
+    field(
+        "slow-start-ms",
+        FieldKind::Integer,
+        0.0,
+        3_600_000.0,
+        100.0,
+        "slow-start window in ms (Envoy; 0 = off)",
+    ),
+    field("slow-start-aggression", FieldKind::Real, 0.1, 10.0, 0.1, "slow-start aggression (Envoy)"),
+];
+
+/// The fields of the fleet over time (SPEC section 12), `events` first.
+pub const FLEET_KEYS: &[&str] = &[
+    "events",
+    "error-ms",
+    "connect-ms",
+    "retries",
+    "count-5xx",
+    "max-fails",
+    "fail-timeout-ms",
+    "check-ms",
+    "fall",
+    "rise",
+    "check",
+    "outlier-5xx",
+    "ejection-ms",
+    "max-ejection",
+    "warmup-ms",
+    "cold-speed",
+    "slow-start-ms",
+    "slow-start-aggression",
 ];
 
 /// Looks a field up by its key.
@@ -355,6 +581,7 @@ impl Field {
                 format!("comma-separated subset of {}", ids.join(","))
             }
             FieldKind::NameList | FieldKind::Choice => self.meaning.to_string(),
+            FieldKind::Events => events::ALLOWED.to_string(),
         }
     }
 
@@ -450,6 +677,30 @@ impl Scenario {
             "hash" => self.hash = Some(text.trim().parse().map_err(|_| f.error(text))?),
             "vnodes" => self.vnodes = f.parse_integer(text)? as u32,
             "balance-factor" => self.balance_factor = f.parse_integer(text)? as u32,
+            "events" => {
+                self.events = Events::parse(text).map_err(|item| ScenarioError {
+                    field: f.key.to_string(),
+                    value: item,
+                    allowed: f.allowed(),
+                })?
+            }
+            "error-ms" => self.error_ms = f.parse_real(text)?,
+            "connect-ms" => self.connect_ms = f.parse_real(text)?,
+            "retries" => self.retries = f.parse_integer(text)? as u32,
+            "count-5xx" => self.count_5xx = f.parse_integer(text)? == 1,
+            "max-fails" => self.max_fails = f.parse_integer(text)? as u32,
+            "fail-timeout-ms" => self.fail_timeout_ms = f.parse_integer(text)? as u32,
+            "check-ms" => self.check_ms = f.parse_integer(text)? as u32,
+            "fall" => self.fall = f.parse_integer(text)? as u32,
+            "rise" => self.rise = f.parse_integer(text)? as u32,
+            "check" => self.check = text.trim().parse().map_err(|_| f.error(text))?,
+            "outlier-5xx" => self.outlier_5xx = f.parse_integer(text)? as u32,
+            "ejection-ms" => self.ejection_ms = f.parse_integer(text)? as u32,
+            "max-ejection" => self.max_ejection = f.parse_integer(text)? as u32,
+            "warmup-ms" => self.warmup_ms = f.parse_integer(text)? as u32,
+            "cold-speed" => self.cold_speed = f.parse_real(text)?,
+            "slow-start-ms" => self.slow_start_ms = f.parse_integer(text)? as u32,
+            "slow-start-aggression" => self.slow_start_aggression = f.parse_real(text)?,
             _ => unreachable!("every field in FIELDS has a setter"),
         }
         Ok(())
@@ -484,6 +735,24 @@ impl Scenario {
             "hash" => self.hash?.id().to_string(),
             "vnodes" => self.vnodes.to_string(),
             "balance-factor" => self.balance_factor.to_string(),
+            "events" => self.events.to_string(),
+            "error-ms" => self.error_ms.to_string(),
+            "connect-ms" => self.connect_ms.to_string(),
+            "retries" => self.retries.to_string(),
+            "count-5xx" => u32::from(self.count_5xx).to_string(),
+            "max-fails" => self.max_fails.to_string(),
+            "fail-timeout-ms" => self.fail_timeout_ms.to_string(),
+            "check-ms" => self.check_ms.to_string(),
+            "fall" => self.fall.to_string(),
+            "rise" => self.rise.to_string(),
+            "check" => self.check.id().to_string(),
+            "outlier-5xx" => self.outlier_5xx.to_string(),
+            "ejection-ms" => self.ejection_ms.to_string(),
+            "max-ejection" => self.max_ejection.to_string(),
+            "warmup-ms" => self.warmup_ms.to_string(),
+            "cold-speed" => self.cold_speed.to_string(),
+            "slow-start-ms" => self.slow_start_ms.to_string(),
+            "slow-start-aggression" => self.slow_start_aggression.to_string(),
             _ => return None,
         })
     }
@@ -530,6 +799,20 @@ impl Scenario {
         per_server("speeds", self.speeds.len())?;
         per_server("weights", self.weights.len())?;
         per_server("names", self.names.len())?;
+        let all_names: Vec<String> = (0..n).map(|i| self.server_name(i)).collect();
+        self.events.check_against(&all_names).map_err(|(item, why)| ScenarioError {
+            field: "events".to_string(),
+            value: item,
+            allowed: why,
+        })?;
+        if all_names.iter().all(|name| self.events.starts_outside(name)) {
+            return Err(ScenarioError {
+                field: "events".to_string(),
+                value: self.events.to_string(),
+                allowed: "at least one server in the pool at time 0 (not every server may start with a join)"
+                    .to_string(),
+            });
+        }
         let mut names = self.names.clone();
         names.sort();
         names.dedup();
@@ -587,9 +870,21 @@ impl Scenario {
         self.names.get(i).cloned().unwrap_or_else(|| format!("s{}", i + 1))
     }
 
-    /// Total capacity in work-ms per ms: `sum(slots * speed)`.
+    /// Total capacity in work-ms per ms: `sum(slots * speed)` over the
+    /// servers in the pool at time 0 (a server that joins later is not).
     pub fn capacity(&self) -> f64 {
-        (0..self.servers as usize).map(|i| self.slots as f64 * self.speed(i)).sum()
+        (0..self.servers as usize)
+            .filter(|&i| self.events.is_empty() || !self.events.starts_outside(&self.server_name(i)))
+            .map(|i| self.slots as f64 * self.speed(i))
+            .sum()
+    }
+
+    /// Whether the scenario uses the fleet over time (SPEC section 12): any
+    /// event, or a fleet setting away from its default. Only then does the
+    /// run take the fleet's engine and report its keys.
+    pub fn uses_fleet(&self) -> bool {
+        let d = Scenario::default();
+        FLEET_KEYS.iter().any(|key| self.get(key) != d.get(key))
     }
 
     /// Arrival rate in requests per second: given, or
@@ -612,6 +907,10 @@ impl Scenario {
     /// ends disable the controls of fields that do not apply.
     pub fn uses(&self, key: &str) -> bool {
         let bimodal = self.work == WorkKind::Bimodal;
+        // Health and warm-up settings act only on a fleet that changes.
+        if key != "events" && FLEET_KEYS.contains(&key) {
+            return !self.events.is_empty();
+        }
         match key {
             "slow-share" | "fast-ms" | "slow-ms" => bimodal,
             "mean-ms" => !bimodal,

@@ -76,6 +76,7 @@ pub fn range_text(f: &Field) -> String {
         FieldKind::NumberList => format!("one per server, each {} to {}", number(f.min), number(f.max)),
         FieldKind::NameList => "one per server, comma-separated".to_string(),
         FieldKind::Choice => String::new(),
+        FieldKind::Events => "TIME:SERVER:KIND, comma-separated".to_string(),
     }
 }
 
@@ -136,12 +137,16 @@ pub fn build() {
                 }
                 input
             }
-            FieldKind::NumberList | FieldKind::NameList => {
+            FieldKind::NumberList | FieldKind::NameList | FieldKind::Events => {
                 let input = element("input", "");
                 let _ = input.set_attribute("type", "text");
                 let _ = input.set_attribute("spellcheck", "false");
-                let _ =
-                    input.set_attribute("placeholder", if key == "names" { "s1,s2,..." } else { "all 1" });
+                let placeholder = match f.kind {
+                    FieldKind::Events => "20s:s3:fail,40s:s3:recover",
+                    _ if key == "names" => "s1,s2,...",
+                    _ => "all 1",
+                };
+                let _ = input.set_attribute("placeholder", placeholder);
                 input
             }
         };

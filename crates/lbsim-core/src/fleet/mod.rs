@@ -1,0 +1,4 @@
+//! The fleet over time (SPEC section 12): events, health checks, retries
+//! and slow start.
+
+pub mod events;
