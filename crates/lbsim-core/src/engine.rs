@@ -17,6 +17,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use crate::balancer::{self, AlgorithmId, Balancer, Pick, Pool, Rng};
+use crate::fleet;
 use crate::report::{
     rank, summarize, AlgorithmResult, Distributions, KeyShare, Latencies, Realized, Report, ServerResult,
     Wait, QUEUE_BUCKETS,
@@ -26,14 +27,14 @@ use crate::workload::{algorithm_rng, Workload};
 
 /// A non-negative time as sortable bits: for finite `t >= 0` the IEEE bit
 /// pattern orders like the number, and integer compares are cheaper.
-fn bits(t: f64) -> u64 {
+pub(crate) fn bits(t: f64) -> u64 {
     t.to_bits()
 }
 
 /// One server's queue: start times of waiting requests (non-decreasing under
 /// FIFO), with the exact time integral of its length and a bucketed series
 /// of its maximum.
-struct Queue {
+pub(crate) struct Queue {
     waiting: VecDeque<f64>,
     last_ms: f64,
     integral: f64,
@@ -54,7 +55,7 @@ impl Queue {
         }
     }
 
-    fn bucket(&self, t: f64) -> usize {
+    pub(crate) fn bucket(&self, t: f64) -> usize {
         ((t / self.bucket_ms) as usize).min(QUEUE_BUCKETS - 1)
     }
 
@@ -71,7 +72,7 @@ impl Queue {
     }
 
     /// Requests whose start time has come leave the queue.
-    fn advance_to(&mut self, now: f64) {
+    pub(crate) fn advance_to(&mut self, now: f64) {
         while let Some(&start) = self.waiting.front() {
             if start > now {
                 break;
@@ -82,22 +83,28 @@ impl Queue {
         self.hold_until(now);
     }
 
-    fn enqueue(&mut self, start: f64) {
+    pub(crate) fn enqueue(&mut self, start: f64) {
         self.waiting.push_back(start);
         let len = self.waiting.len() as u32;
         self.peak = self.peak.max(len);
         let b = self.bucket(self.last_ms);
         self.series[b] = self.series[b].max(len);
     }
+
+    /// Every waiting request leaves at `now` (a crash drops them).
+    pub(crate) fn drop_all(&mut self, now: f64) {
+        self.advance_to(now);
+        self.waiting.clear();
+    }
 }
 
-struct Server {
+pub(crate) struct Server {
     /// Free times of the slots, as sortable bits, earliest on top.
-    slots: BinaryHeap<Reverse<u64>>,
+    pub(crate) slots: BinaryHeap<Reverse<u64>>,
     speed: f64,
-    requests: u64,
-    busy_ms: f64,
-    queue: Queue,
+    pub(crate) requests: u64,
+    pub(crate) busy_ms: f64,
+    pub(crate) queue: Queue,
 }
 
 /// A completion to deliver to the copy that sent the request: (finish time
@@ -106,25 +113,28 @@ struct Server {
 type Completion = (u64, u32);
 
 /// One algorithm's run over the workload, resumable.
-struct AlgorithmRun {
+pub(crate) struct AlgorithmRun {
     algorithm: AlgorithmId,
-    copies: Vec<Box<dyn Balancer>>,
+    pub(crate) copies: Vec<Box<dyn Balancer>>,
     observes: bool,
-    rng: Rng,
-    servers: Vec<Server>,
+    pub(crate) rng: Rng,
+    pub(crate) servers: Vec<Server>,
     completions: BinaryHeap<Reverse<Completion>>,
     /// Server of each request, for delivering completions.
     server_of: Vec<u32>,
-    next: usize,
+    pub(crate) next: usize,
     /// Latencies by class (index 1 = slow).
-    latencies: [Vec<f64>; 2],
+    pub(crate) latencies: [Vec<f64>; 2],
     /// Positive waits as sortable bits; most requests never wait, and only
     /// the p99 is reported, so zeros are only counted.
-    waits: Vec<u64>,
-    wait_sum: f64,
-    makespan_ms: f64,
-    bucket_ms: f64,
+    pub(crate) waits: Vec<u64>,
+    pub(crate) wait_sum: f64,
+    pub(crate) makespan_ms: f64,
+    pub(crate) bucket_ms: f64,
     log: Option<Vec<Dispatch>>,
+    /// The fleet over time, when the scenario uses it: its own event loop
+    /// (`fleet::advance`) takes over from the static one.
+    fleet: Option<Box<fleet::State>>,
 }
 
 /// What happened to one request under one algorithm (for checking the
@@ -181,11 +191,17 @@ impl AlgorithmRun {
             makespan_ms: 0.0,
             bucket_ms,
             log: None,
+            fleet: None,
         }
     }
 
     /// Runs up to `budget` more requests; true when all are dispatched.
     fn advance(&mut self, workload: &Workload, budget: u64) -> bool {
+        if let Some(mut fleet) = self.fleet.take() {
+            let done = fleet.advance(self, workload, budget);
+            self.fleet = Some(fleet);
+            return done;
+        }
         let end = workload.requests.len().min(self.next.saturating_add(budget as usize));
         for index in self.next..end {
             let request = &workload.requests[index];
@@ -263,6 +279,9 @@ impl AlgorithmRun {
         self.deliver_completions(workload, u64::MAX);
         let horizon = workload.horizon_ms();
         let n = workload.requests.len().max(1) as f64;
+        let fleet = self.fleet.take().map(|f| f.finish(horizon));
+        // Shares are over attempts (a retry is a request its server serves).
+        let attempts = fleet.as_ref().map_or(n, |f| f.attempts.max(1) as f64);
         let [quick, slow] = &self.latencies;
         let ((all, all_cdf), classes) = summarize(&[quick, slow]);
         let [(quick, quick_cdf), (slow, slow_cdf)]: [_; 2] = classes.try_into().unwrap_or_default();
@@ -281,12 +300,14 @@ impl AlgorithmRun {
             .servers
             .iter_mut()
             .zip(names)
-            .map(|(server, name)| {
+            .enumerate()
+            .map(|(i, (server, name))| {
                 server.queue.advance_to(f64::INFINITY);
+                let per_server = fleet.as_ref().map(|f| &f.servers[i]);
                 ServerResult {
                     name,
                     requests: server.requests,
-                    share: server.requests as f64 / n,
+                    share: server.requests as f64 / attempts,
                     load: if horizon > 0.0 {
                         server.busy_ms / (f64::from(scenario.slots) * horizon)
                     } else {
@@ -295,6 +316,9 @@ impl AlgorithmRun {
                     peak_queue: server.queue.peak,
                     mean_queue: server.queue.integral / makespan,
                     queue_series: core::mem::take(&mut server.queue.series),
+                    errors: per_server.map(|s| s.errors),
+                    ejected_ms: per_server.map(|s| s.ejected_ms),
+                    requests_series: per_server.map(|s| s.requests_series.clone()),
                 }
             })
             .collect();
@@ -311,11 +335,16 @@ impl AlgorithmRun {
                 all,
                 quick: (classed && !self.latencies[0].is_empty()).then_some(quick),
                 slow: (classed && !self.latencies[1].is_empty()).then_some(slow),
+                ok: fleet.as_ref().and_then(|f| f.ok),
             },
             wait_ms: Wait { mean: self.wait_sum / n, p99: wait_p99 },
             peak_queue: servers.iter().map(|s| s.peak_queue).max().unwrap_or(0),
             busiest_share: servers.iter().map(|s| s.share).fold(0.0, f64::max),
             imbalance: if mean_load > 0.0 { busiest_load / mean_load } else { 1.0 },
+            errors: fleet.as_ref().map(|f| f.errors),
+            retries: fleet.as_ref().map(|f| f.retries),
+            error_share: fleet.as_ref().map(|f| f.errors as f64 / n),
+            error_series: fleet.map(|f| f.error_series),
             makespan_ms: self.makespan_ms,
             queue_bucket_ms: self.bucket_ms,
             queue_series,
@@ -392,7 +421,36 @@ impl Prepared {
     }
 
     fn start(&self, algorithm: AlgorithmId) -> AlgorithmRun {
-        AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms())
+        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
+        if self.scenario.uses_fleet() {
+            self.start_fleet(&mut run, false);
+        }
+        run
+    }
+
+    fn start_fleet(&self, run: &mut AlgorithmRun, log: bool) {
+        // Availability is per copy, so every copy has its own rule.
+        run.copies =
+            (0..self.scenario.balancers).map(|_| balancer::build(run.algorithm, &self.pool)).collect();
+        run.fleet = Some(Box::new(fleet::State::new(&self.scenario, &self.pool, &self.workload, run, log)));
+    }
+
+    /// Runs one algorithm through the fleet's event loop even when the
+    /// scenario has no events (the static engine's check: the two agree).
+    pub fn run_fleet(&self, algorithm: AlgorithmId) -> AlgorithmResult {
+        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
+        self.start_fleet(&mut run, false);
+        run.advance(&self.workload, u64::MAX);
+        run.finish(&self.scenario, &self.workload)
+    }
+
+    /// Every attempt of every request under one algorithm, through the
+    /// fleet's event loop, in the order they were sent.
+    pub fn attempt_log(&self, algorithm: AlgorithmId) -> Vec<fleet::Attempt> {
+        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
+        self.start_fleet(&mut run, true);
+        run.advance(&self.workload, u64::MAX);
+        run.fleet.map(|f| f.attempts()).unwrap_or_default()
     }
 
     /// Runs one algorithm over the workload, start to finish.

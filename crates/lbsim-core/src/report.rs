@@ -207,6 +207,9 @@ pub struct Latencies {
     /// Slow requests (bimodal work only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub slow: Option<Percentiles>,
+    /// Successful responses only; present when a run has errors.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ok: Option<Percentiles>,
 }
 
 /// Downsampled latency distributions: `[latency_ms, cumulative share]`.
@@ -248,6 +251,16 @@ pub struct ServerResult {
     pub mean_queue: f64,
     /// Longest queue in each time bucket.
     pub queue_series: Vec<u32>,
+    /// Attempts on it that ended in an error (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub errors: Option<u64>,
+    /// Time it was unavailable to the balancer, mean over copies, in ms
+    /// (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ejected_ms: Option<f64>,
+    /// Requests sent to it in each time bucket (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub requests_series: Option<Vec<u32>>,
 }
 
 /// One algorithm's results.
@@ -265,6 +278,19 @@ pub struct AlgorithmResult {
     pub busiest_share: f64,
     /// Busiest server's offered load / mean offered load.
     pub imbalance: f64,
+    /// Requests whose final answer was an error (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub errors: Option<u64>,
+    /// Retry attempts (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub retries: Option<u64>,
+    /// Errors / requests (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error_share: Option<f64>,
+    /// Errors in each time bucket, the buckets of `queue_series` (fleet
+    /// runs).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error_series: Option<Vec<u32>>,
     /// Time of the last completion in ms.
     pub makespan_ms: f64,
     /// Width of a queue-series bucket in ms.

@@ -86,7 +86,7 @@ pub struct Event {
 
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.at_ms.is_multiple_of(1000) {
+        if self.at_ms % 1000 == 0 {
             write!(f, "{}s:{}:{}", self.at_ms / 1000, self.server, self.kind)
         } else {
             write!(f, "{}ms:{}:{}", self.at_ms, self.server, self.kind)

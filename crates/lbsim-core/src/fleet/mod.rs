@@ -1,4 +1,613 @@
-//! The fleet over time (SPEC section 12): events, health checks, retries
-//! and slow start.
+//! The fleet over time (SPEC section 12): servers that slow down, fail,
+//! crash, recover, join and leave; errors and retries; health as NGINX,
+//! HAProxy and Envoy check it; warm-up and slow start.
+//!
+//! A scenario that uses none of it never comes here: the static engine
+//! runs it, byte for byte as before. One that does runs this event loop,
+//! which keeps the static engine's servers, queues and summaries and adds
+//! what changes over time. At one instant it takes fleet events, then
+//! completions and errors, then health probes and timers, then retries,
+//! then arrivals (SPEC 12.1); ties within a kind by index.
+//!
+//! The events are known before the run ([`timeline`]), so, as in the
+//! static engine, a request's start and service are fixed when it is
+//! dispatched: the condition at its start says whether it does its work,
+//! at which speed, or answers a 500. A crash is the one thing that undoes
+//! work already fixed: it fails what the server holds at that instant.
 
 pub mod events;
+pub mod health;
+pub mod timeline;
+
+use alloc::collections::{BinaryHeap, VecDeque};
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use self::events::EventKind;
+use self::health::{slow_start_factor, Active, Downtime, Outlier, Passive};
+use self::timeline::Timeline;
+use crate::balancer::{Eligible, Pick, Pool};
+use crate::engine::{bits, AlgorithmRun};
+use crate::report::{summarize, Percentiles, QUEUE_BUCKETS};
+use crate::scenario::{CheckKind, Scenario};
+use crate::workload::Workload;
+
+/// How an attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The work was done.
+    Ok,
+    /// A failing server answered 500.
+    Http500,
+    /// A crashed server: refused, or dropped when it crashed.
+    Connection,
+}
+
+/// One attempt of one request on one server.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Attempt {
+    /// Index of the request in arrival order.
+    pub request: u32,
+    /// Server it was sent to.
+    pub server: u32,
+    /// The request's previous attempt, if this is a retry.
+    pub previous: Option<u32>,
+    /// The balancer copy that sent it.
+    pub copy: u16,
+    /// When it was sent, in ms.
+    pub sent_ms: f64,
+    /// When it took a slot (its sending time when refused), in ms.
+    pub start_ms: f64,
+    /// When it ended, in ms.
+    pub done_ms: f64,
+    /// How it ended.
+    pub outcome: Outcome,
+    settled: bool,
+}
+
+/// What a balancer copy knows of each server's health.
+struct CopyHealth {
+    passive: Passive,
+    outlier: Outlier,
+    available: Vec<bool>,
+    unavailable: usize,
+    /// Membership or availability changed since the rule last heard.
+    reshape: bool,
+    downtime: Vec<Downtime>,
+    /// Slow start: when each ramping server joined or came back.
+    ramp_since: Vec<Option<f64>>,
+    /// Whether the rule holds ramped weights (to restore the configured).
+    reweighted: bool,
+    /// Weights for the rule, given at its next pick.
+    weights: Option<Vec<u32>>,
+}
+
+impl CopyHealth {
+    fn pending_weights(&mut self, weights: Vec<u32>) {
+        self.weights = Some(weights);
+    }
+
+    fn take_weights(&mut self) -> Option<Vec<u32>> {
+        self.weights.take()
+    }
+}
+
+/// Per-server figures of a fleet run.
+pub(crate) struct ServerFigures {
+    pub errors: u64,
+    pub ejected_ms: f64,
+    pub requests_series: Vec<u32>,
+}
+
+/// What a finished fleet run adds to the report.
+pub(crate) struct Finished {
+    pub attempts: u64,
+    pub errors: u64,
+    pub retries: u64,
+    pub ok: Option<Percentiles>,
+    pub error_series: Vec<u32>,
+    pub servers: Vec<ServerFigures>,
+}
+
+/// The fleet's part of one algorithm's run.
+pub(crate) struct State {
+    timeline: Timeline,
+    /// (time, server, kind), in time order.
+    events: Vec<(f64, usize, EventKind)>,
+    next_event: usize,
+    members: Vec<bool>,
+    health: Vec<CopyHealth>,
+    active: Active,
+    check_ms: f64,
+    check: CheckKind,
+    next_probe: u64,
+    /// Ends of exclusions and ejections: (time, copy, server).
+    timers: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    next_tick: f64,
+    weights: Vec<u32>,
+    slow_start_ms: f64,
+    aggression: f64,
+    attempts: Vec<Attempt>,
+    ends: BinaryHeap<Reverse<(u64, u32)>>,
+    in_flight: Vec<Vec<u32>>,
+    retry_queue: VecDeque<(f64, u32)>,
+    wait_of: Vec<f64>,
+    /// Each request's latency and whether it succeeded, in arrival order
+    /// (summed in that order at the end, as the static engine sums).
+    answers: Vec<(f64, bool)>,
+    ok_latencies: Vec<f64>,
+    retries_allowed: u32,
+    count_5xx: bool,
+    error_ms: f64,
+    connect_ms: f64,
+    errors: u64,
+    retries: u64,
+    error_series: Vec<u32>,
+    server_errors: Vec<u64>,
+    requests_series: Vec<Vec<u32>>,
+    keep_log: bool,
+}
+
+impl State {
+    pub(crate) fn new(
+        scenario: &Scenario,
+        pool: &Pool,
+        workload: &Workload,
+        run: &mut AlgorithmRun,
+        keep_log: bool,
+    ) -> State {
+        let n = pool.len();
+        let timeline = Timeline::new(scenario);
+        let members: Vec<bool> = (0..n).map(|s| timeline.at(s, 0.0).member).collect();
+        let outside = members.iter().filter(|&&m| !m).count();
+        let events = scenario
+            .events
+            .0
+            .iter()
+            .filter_map(|e| {
+                let s = (0..n).find(|&i| scenario.server_name(i) == e.server)?;
+                Some((e.at_ms as f64, s, e.kind))
+            })
+            .collect();
+        let health = (0..run.copies.len())
+            .map(|_| CopyHealth {
+                passive: Passive::new(scenario, n),
+                outlier: Outlier::new(scenario, n),
+                available: members.clone(),
+                unavailable: outside,
+                reshape: outside > 0,
+                downtime: alloc::vec![Downtime::default(); n],
+                ramp_since: alloc::vec![None; n],
+                reweighted: false,
+                weights: None,
+            })
+            .collect();
+        State {
+            timeline,
+            events,
+            next_event: 0,
+            members,
+            health,
+            active: Active::new(scenario, n),
+            check_ms: f64::from(scenario.check_ms),
+            check: scenario.check,
+            next_probe: 0,
+            timers: BinaryHeap::new(),
+            next_tick: f64::INFINITY,
+            weights: pool.weights.clone(),
+            slow_start_ms: f64::from(scenario.slow_start_ms),
+            aggression: scenario.slow_start_aggression,
+            attempts: Vec::with_capacity(workload.requests.len()),
+            ends: BinaryHeap::new(),
+            in_flight: alloc::vec![Vec::new(); n],
+            retry_queue: VecDeque::new(),
+            wait_of: alloc::vec![0.0; workload.requests.len()],
+            answers: alloc::vec![(f64::NAN, false); workload.requests.len()],
+            ok_latencies: Vec::new(),
+            retries_allowed: scenario.retries,
+            count_5xx: scenario.count_5xx,
+            error_ms: scenario.error_ms,
+            connect_ms: scenario.connect_ms,
+            errors: 0,
+            retries: 0,
+            error_series: alloc::vec![0; QUEUE_BUCKETS],
+            server_errors: alloc::vec![0; n],
+            requests_series: alloc::vec![alloc::vec![0; QUEUE_BUCKETS]; n],
+            keep_log,
+        }
+    }
+
+    fn bucket(run: &AlgorithmRun, t: f64) -> usize {
+        ((t / run.bucket_ms) as usize).min(QUEUE_BUCKETS - 1)
+    }
+
+    /// The time of the next probe, timer or slow-start tick.
+    fn next_health(&self) -> f64 {
+        let n = self.members.len() as u64;
+        let probe = if self.check_ms > 0.0 {
+            // Probe j checks server j mod N at (j / N + (j mod N) / N) x
+            // interval: every server once per interval, spread evenly.
+            let (k, i) = (self.next_probe / n, self.next_probe % n);
+            (k as f64 + i as f64 / n as f64) * self.check_ms
+        } else {
+            f64::INFINITY
+        };
+        let timer = self.timers.peek().map_or(f64::INFINITY, |Reverse((t, _, _))| f64::from_bits(*t));
+        probe.min(timer).min(self.next_tick)
+    }
+
+    /// Runs up to `budget` more arrivals; true when the run is over.
+    pub(crate) fn advance(&mut self, run: &mut AlgorithmRun, workload: &Workload, budget: u64) -> bool {
+        let n = workload.requests.len();
+        let end = n.min(run.next.saturating_add(budget as usize));
+        loop {
+            let arrival = workload.requests.get(run.next).map_or(f64::INFINITY, |r| r.arrival_ms);
+            let event = self.events.get(self.next_event).map_or(f64::INFINITY, |e| e.0);
+            let ending = self.ends.peek().map_or(f64::INFINITY, |Reverse((t, _))| f64::from_bits(*t));
+            let retry = self.retry_queue.front().map_or(f64::INFINITY, |r| r.0);
+            let others = arrival.min(retry);
+            if event.is_finite() && event <= ending.min(others) {
+                self.fleet_event(run);
+            } else if ending.is_finite() && ending <= others {
+                self.end_attempt(run, workload);
+            } else if others.is_finite() && self.next_health() <= others {
+                self.health_step();
+            } else if retry.is_finite() && retry <= arrival {
+                if let Some((t, failed)) = self.retry_queue.pop_front() {
+                    self.retry(run, workload, t, failed);
+                }
+            } else if arrival.is_finite() {
+                if run.next >= end {
+                    return false;
+                }
+                let index = run.next;
+                run.next += 1;
+                self.send(run, workload, index as u32, arrival, None);
+            } else {
+                self.close(run, workload);
+                return true;
+            }
+        }
+    }
+
+    /// Hands every request's answer to the run's summaries, in arrival order.
+    fn close(&mut self, run: &mut AlgorithmRun, workload: &Workload) {
+        for (request, &(latency, ok)) in workload.requests.iter().zip(&self.answers) {
+            run.latencies[usize::from(request.slow)].push(latency);
+            if ok {
+                self.ok_latencies.push(latency);
+            }
+        }
+        for &wait in &self.wait_of {
+            run.wait_sum += wait;
+            if wait > 0.0 {
+                run.waits.push(bits(wait));
+            }
+        }
+    }
+
+    fn fleet_event(&mut self, run: &mut AlgorithmRun) {
+        let (t, s, kind) = self.events[self.next_event];
+        self.next_event += 1;
+        match kind {
+            EventKind::Crash => self.crash(run, s, t),
+            EventKind::Join | EventKind::Leave => {
+                self.members[s] = kind == EventKind::Join;
+                for c in 0..self.health.len() {
+                    self.refresh(c, s, t, false);
+                    self.health[c].reshape = true;
+                }
+            }
+            // Slow, fail and recover act through the timeline, at the start
+            // of each request.
+            EventKind::Slow(_) | EventKind::Fail | EventKind::Recover => {}
+        }
+    }
+
+    /// Everything the server holds fails now with a connection error.
+    fn crash(&mut self, run: &mut AlgorithmRun, s: usize, t: f64) {
+        let server = &mut run.servers[s];
+        for id in core::mem::take(&mut self.in_flight[s]) {
+            let a = &mut self.attempts[id as usize];
+            if a.settled {
+                continue;
+            }
+            server.busy_ms -= a.done_ms - a.start_ms.max(t);
+            // A queued request never started: it waited until the crash.
+            self.wait_of[a.request as usize] -= a.start_ms - a.start_ms.min(t);
+            a.start_ms = a.start_ms.min(t);
+            a.done_ms = t;
+            a.outcome = Outcome::Connection;
+            self.ends.push(Reverse((bits(t), id)));
+        }
+        let slots = server.slots.len();
+        server.slots.clear();
+        server.slots.extend((0..slots).map(|_| Reverse(bits(t))));
+        server.queue.drop_all(t);
+    }
+
+    fn health_step(&mut self) {
+        let t = self.next_health();
+        let timer = self.timers.peek().map(|Reverse((at, c, s))| (f64::from_bits(*at), *c, *s));
+        if let Some((_, c, s)) = timer.filter(|&(at, _, _)| at == t) {
+            self.timers.pop();
+            self.refresh(c as usize, s as usize, t, true);
+            return;
+        }
+        if self.next_tick == t {
+            self.tick(t);
+            return;
+        }
+        let n = self.members.len() as u64;
+        let s = (self.next_probe % n) as usize;
+        self.next_probe += 1;
+        if !self.members[s] {
+            return;
+        }
+        let condition = self.timeline.at(s, t);
+        let passed = !(condition.crashed || (self.check == CheckKind::Http && condition.failing));
+        if self.active.probe(s, passed) {
+            for c in 0..self.health.len() {
+                self.refresh(c, s, t, false);
+            }
+        }
+    }
+
+    /// Brings copy `c`'s view of server `s` up to date at `t`; `rearm`: a
+    /// timer fired, so an exclusion that was extended needs a new one.
+    fn refresh(&mut self, c: usize, s: usize, t: f64, rearm: bool) {
+        let member = self.members[s];
+        let h = &mut self.health[c];
+        let passive = h.passive.excludes(s, t);
+        let ejected = h.outlier.ejects(s, t);
+        let available = member && !self.active.is_down(s) && !passive && !ejected;
+        let changed = available != h.available[s];
+        if changed {
+            h.available[s] = available;
+            if available {
+                h.unavailable -= 1;
+            } else {
+                h.unavailable += 1;
+            }
+            h.reshape = true;
+            if available && self.slow_start_ms > 0.0 {
+                h.ramp_since[s] = Some(t);
+                if self.next_tick.is_infinite() {
+                    self.next_tick = (libm::floor(t / 1000.0) + 1.0) * 1000.0;
+                }
+                self.reweight(c, t);
+            }
+        }
+        let h = &mut self.health[c];
+        h.downtime[s].mark(member && !available, t);
+        if member && !available && (changed || rearm) {
+            let until = if passive { h.passive.until(s) } else { f64::NEG_INFINITY };
+            let until = until.max(if ejected { h.outlier.until(s) } else { f64::NEG_INFINITY });
+            if until > t {
+                self.timers.push(Reverse((bits(until), c as u32, s as u32)));
+            }
+        }
+    }
+
+    /// Copy `c`'s effective weights at `t` (Envoy's slow start), to its rule.
+    fn reweight(&mut self, c: usize, t: f64) -> bool {
+        let h = &mut self.health[c];
+        let mut ramping = false;
+        let weights: Vec<u32> = self
+            .weights
+            .iter()
+            .zip(h.ramp_since.iter_mut())
+            .map(|(&w, since)| match *since {
+                Some(at) if t - at < self.slow_start_ms => {
+                    ramping = true;
+                    let f = slow_start_factor(t - at, self.slow_start_ms, self.aggression);
+                    (libm::round(f64::from(w) * 256.0 * f) as u32).max(1)
+                }
+                _ => {
+                    *since = None;
+                    w * 256
+                }
+            })
+            .collect();
+        if ramping {
+            h.reweighted = true;
+            h.pending_weights(weights);
+        } else if h.reweighted {
+            h.reweighted = false;
+            h.pending_weights(self.weights.clone());
+        }
+        ramping
+    }
+
+    /// Once per simulated second while a server ramps up.
+    fn tick(&mut self, t: f64) {
+        let mut any = false;
+        for c in 0..self.health.len() {
+            any |= self.reweight(c, t);
+        }
+        self.next_tick = if any { t + 1000.0 } else { f64::INFINITY };
+    }
+
+    /// Sends request `index` (again, after `previous`) through its copy.
+    fn send(
+        &mut self,
+        run: &mut AlgorithmRun,
+        workload: &Workload,
+        index: u32,
+        now: f64,
+        previous: Option<u32>,
+    ) {
+        let request = &workload.requests[index as usize];
+        let c = usize::from(request.copy).min(run.copies.len() - 1);
+        let mut tried = [0u32; 12];
+        let mut count = 0;
+        let mut at = previous;
+        while let Some(a) = at {
+            let attempt = &self.attempts[a as usize];
+            if count < tried.len() {
+                tried[count] = attempt.server;
+                count += 1;
+            }
+            at = attempt.previous;
+        }
+        let h = &mut self.health[c];
+        if let Some(weights) = h.take_weights() {
+            run.copies[c].reweight(&weights);
+        }
+        if h.reshape {
+            h.reshape = false;
+            run.copies[c].reshape(&self.members, &h.available);
+        }
+        let eligible =
+            Eligible { available: &h.available, tried: &tried[..count], every_available: h.unavailable == 0 };
+        let pick = Pick { now_ms: now, user: request.user };
+        let Some(s) = run.copies[c].pick_eligible(&pick, &mut run.rng, &eligible) else {
+            // No live upstream: a 502 at once.
+            self.answer(run, workload, index, now, false);
+            return;
+        };
+        run.copies[c].dispatched(s);
+        if previous.is_some() {
+            self.retries += 1;
+        }
+        self.health[c].passive.picked(s, now);
+        if self.health[c].passive.excludes(s, now) {
+            // The trial after a fail timeout: excluded until it answers.
+            self.refresh(c, s, now, false);
+        }
+        self.requests_series[s][Self::bucket(run, now)] += 1;
+        let server = &mut run.servers[s];
+        server.requests += 1;
+        let id = self.attempts.len() as u32;
+        let condition = self.timeline.at(s, now);
+        let (start, done, outcome) = if condition.crashed {
+            (now, now + self.connect_ms, Outcome::Connection)
+        } else {
+            let Some(mut earliest) = server.slots.peek_mut() else { return };
+            let start = now.max(f64::from_bits(earliest.0));
+            let at_start = self.timeline.at(s, start);
+            let (service, outcome) = if at_start.failing {
+                (self.error_ms, Outcome::Http500)
+            } else {
+                (request.work_ms / self.timeline.speed(s, start, &at_start), Outcome::Ok)
+            };
+            let done = start + service;
+            earliest.0 = bits(done);
+            drop(earliest);
+            server.busy_ms += service;
+            server.queue.advance_to(now);
+            if start > now {
+                server.queue.enqueue(start);
+            }
+            self.in_flight[s].push(id);
+            (start, done, outcome)
+        };
+        self.wait_of[index as usize] += start - now;
+        self.attempts.push(Attempt {
+            request: index,
+            server: s as u32,
+            previous,
+            copy: c as u16,
+            sent_ms: now,
+            start_ms: start,
+            done_ms: done,
+            outcome,
+            settled: false,
+        });
+        self.ends.push(Reverse((bits(done), id)));
+        // Forget settled attempts now and then, so the list stays the size
+        // of what the server holds.
+        let list = &mut self.in_flight[s];
+        if list.len() >= 64 && list.len().is_power_of_two() {
+            let attempts = &self.attempts;
+            list.retain(|&a| !attempts[a as usize].settled);
+        }
+    }
+
+    fn end_attempt(&mut self, run: &mut AlgorithmRun, workload: &Workload) {
+        let Some(Reverse((at, id))) = self.ends.pop() else { return };
+        let t = f64::from_bits(at);
+        let a = &mut self.attempts[id as usize];
+        // A crash re-timed this attempt; its first end is stale.
+        if a.settled || bits(a.done_ms) != at {
+            return;
+        }
+        a.settled = true;
+        let a = *a;
+        let (s, c) = (a.server as usize, usize::from(a.copy));
+        run.copies[c].completed(s, t, t - a.sent_ms);
+        let members = self.members.iter().filter(|&&m| m).count();
+        let h = &mut self.health[c];
+        if a.outcome == Outcome::Ok {
+            h.passive.succeeded(s);
+            h.outlier.succeeded(s);
+        } else {
+            self.server_errors[s] += 1;
+            // What counts as failed follows NGINX's proxy_next_upstream:
+            // connection errors always, a 500 only with count-5xx.
+            let failed = a.outcome == Outcome::Connection || self.count_5xx;
+            if failed {
+                h.passive.failed(s, t);
+            }
+            h.outlier.errored(s, t, members);
+        }
+        self.refresh(c, s, t, false);
+        let failed = a.outcome == Outcome::Connection || (a.outcome == Outcome::Http500 && self.count_5xx);
+        let mut tries = 1;
+        let mut at = a.previous;
+        while let Some(p) = at {
+            tries += 1;
+            at = self.attempts[p as usize].previous;
+        }
+        if failed && tries <= self.retries_allowed {
+            self.retry_queue.push_back((t, id));
+        } else {
+            self.answer(run, workload, a.request, t, a.outcome == Outcome::Ok);
+        }
+    }
+
+    fn retry(&mut self, run: &mut AlgorithmRun, workload: &Workload, t: f64, failed: u32) {
+        let request = self.attempts[failed as usize].request;
+        self.send(run, workload, request, t, Some(failed));
+    }
+
+    /// The client gets its final answer for request `index` at `t`.
+    fn answer(&mut self, run: &mut AlgorithmRun, workload: &Workload, index: u32, t: f64, ok: bool) {
+        let request = &workload.requests[index as usize];
+        self.answers[index as usize] = (t - request.arrival_ms, ok);
+        if !ok {
+            self.errors += 1;
+            self.error_series[Self::bucket(run, t)] += 1;
+        }
+        run.makespan_ms = run.makespan_ms.max(t);
+    }
+
+    /// Every attempt, in the order they were sent.
+    pub(crate) fn attempts(self) -> Vec<Attempt> {
+        if self.keep_log {
+            self.attempts
+        } else {
+            Vec::new()
+        }
+    }
+
+    pub(crate) fn finish(self, horizon_ms: f64) -> Finished {
+        let copies = self.health.len() as f64;
+        let servers = (0..self.members.len())
+            .map(|s| ServerFigures {
+                errors: self.server_errors[s],
+                ejected_ms: self.health.iter().map(|h| h.downtime[s].until(horizon_ms)).sum::<f64>() / copies,
+                requests_series: self.requests_series[s].clone(),
+            })
+            .collect();
+        let ok = (self.errors > 0).then(|| summarize(&[&self.ok_latencies]).0 .0);
+        Finished {
+            attempts: self.attempts.len() as u64,
+            errors: self.errors,
+            retries: self.retries,
+            ok,
+            error_series: self.error_series,
+            servers,
+        }
+    }
+}

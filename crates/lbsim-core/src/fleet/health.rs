@@ -1,0 +1,272 @@
+//! Health, as the three balancers do it (SPEC section 12 and 12.1):
+//! NGINX's passive checks and Envoy's outlier detection per balancer copy,
+//! HAProxy's active checks shared by every copy, and Envoy's slow start.
+
+use alloc::vec::Vec;
+
+use crate::scenario::Scenario;
+
+/// NGINX passive checks (`max_fails`, `fail_timeout`), with the fields of
+/// `ngx_http_upstream_rr_peer_t`: `fails` failed attempts with no success
+/// since make a server unavailable until `fail_timeout` after `checked`;
+/// the first pick after that sets `checked` again (one trial), and a
+/// success after a trial (`accessed < checked`) clears `fails`.
+#[derive(Clone, Debug)]
+pub struct Passive {
+    max_fails: u32,
+    timeout_ms: f64,
+    fails: Vec<u32>,
+    checked: Vec<f64>,
+    accessed: Vec<f64>,
+}
+
+impl Passive {
+    /// Passive checks over `n` servers.
+    pub fn new(scenario: &Scenario, n: usize) -> Passive {
+        Passive {
+            max_fails: scenario.max_fails,
+            timeout_ms: f64::from(scenario.fail_timeout_ms),
+            fails: alloc::vec![0; n],
+            checked: alloc::vec![0.0; n],
+            accessed: alloc::vec![0.0; n],
+        }
+    }
+
+    /// Whether NGINX would skip `s` at `now`. (NGINX's test is `now -
+    /// checked <= fail_timeout` in whole seconds; in continuous time the
+    /// window is taken half-open, so its end is an instant the engine can
+    /// schedule.)
+    pub fn excludes(&self, s: usize, now: f64) -> bool {
+        self.max_fails > 0 && self.fails[s] >= self.max_fails && now - self.checked[s] < self.timeout_ms
+    }
+
+    /// When the exclusion of `s` ends, if it is excluded.
+    pub fn until(&self, s: usize) -> f64 {
+        self.checked[s] + self.timeout_ms
+    }
+
+    /// `s` was picked at `now`: past the window, this pick is the trial.
+    pub fn picked(&mut self, s: usize, now: f64) {
+        if now - self.checked[s] >= self.timeout_ms {
+            self.checked[s] = now;
+        }
+    }
+
+    /// An attempt on `s` failed at `now`.
+    pub fn failed(&mut self, s: usize, now: f64) {
+        if self.max_fails > 0 {
+            self.fails[s] += 1;
+            self.checked[s] = now;
+            self.accessed[s] = now;
+        }
+    }
+
+    /// An attempt on `s` succeeded.
+    pub fn succeeded(&mut self, s: usize) {
+        if self.accessed[s] < self.checked[s] {
+            self.fails[s] = 0;
+        }
+    }
+}
+
+/// Envoy outlier detection (`consecutive_5xx`, `base_ejection_time`,
+/// `max_ejection_percent`): consecutive errors eject a server for the base
+/// time times the number of its ejections, never more than the percentage
+/// of the pool at once (but always at least one server).
+#[derive(Clone, Debug)]
+pub struct Outlier {
+    threshold: u32,
+    base_ms: f64,
+    max_percent: u32,
+    consecutive: Vec<u32>,
+    ejections: Vec<u32>,
+    until: Vec<f64>,
+}
+
+impl Outlier {
+    /// Outlier detection over `n` servers.
+    pub fn new(scenario: &Scenario, n: usize) -> Outlier {
+        Outlier {
+            threshold: scenario.outlier_5xx,
+            base_ms: f64::from(scenario.ejection_ms),
+            max_percent: scenario.max_ejection,
+            consecutive: alloc::vec![0; n],
+            ejections: alloc::vec![0; n],
+            until: alloc::vec![f64::NEG_INFINITY; n],
+        }
+    }
+
+    /// Whether `s` is ejected at `now`.
+    pub fn ejects(&self, s: usize, now: f64) -> bool {
+        now < self.until[s]
+    }
+
+    /// When the ejection of `s` ends.
+    pub fn until(&self, s: usize) -> f64 {
+        self.until[s]
+    }
+
+    /// An attempt on `s` ended in an error (a 5xx or a connection error,
+    /// which Envoy maps to 5xx by default); `members` is the pool's size.
+    /// True when it ejects `s`.
+    pub fn errored(&mut self, s: usize, now: f64, members: usize) -> bool {
+        if self.threshold == 0 || self.ejects(s, now) {
+            return false;
+        }
+        self.consecutive[s] += 1;
+        if self.consecutive[s] < self.threshold {
+            return false;
+        }
+        let ejected = (0..self.until.len()).filter(|&i| self.ejects(i, now)).count();
+        // Envoy ejects at least one host whatever the percentage.
+        let allowed = (members * self.max_percent as usize / 100).max(1);
+        if ejected >= allowed {
+            return false;
+        }
+        self.consecutive[s] = 0;
+        self.ejections[s] += 1;
+        self.until[s] = now + self.base_ms * f64::from(self.ejections[s]);
+        true
+    }
+
+    /// An attempt on `s` succeeded.
+    pub fn succeeded(&mut self, s: usize) {
+        self.consecutive[s] = 0;
+    }
+}
+
+/// HAProxy active checks: `fall` failed probes in a row mark a server down
+/// for every copy, `rise` good ones mark it up.
+#[derive(Clone, Debug)]
+pub struct Active {
+    fall: u32,
+    rise: u32,
+    down: Vec<bool>,
+    run: Vec<u32>,
+}
+
+impl Active {
+    /// Active checks over `n` servers, all up.
+    pub fn new(scenario: &Scenario, n: usize) -> Active {
+        Active {
+            fall: scenario.fall,
+            rise: scenario.rise,
+            down: alloc::vec![false; n],
+            run: alloc::vec![0; n],
+        }
+    }
+
+    /// Whether `s` is marked down.
+    pub fn is_down(&self, s: usize) -> bool {
+        self.down[s]
+    }
+
+    /// A probe of `s` passed or failed; true when it changes the mark.
+    pub fn probe(&mut self, s: usize, passed: bool) -> bool {
+        // The run counts probes against the current mark.
+        if passed == self.down[s] {
+            self.run[s] += 1;
+        } else {
+            self.run[s] = 0;
+        }
+        let needed = if self.down[s] { self.rise } else { self.fall };
+        if self.run[s] >= needed {
+            self.down[s] = !self.down[s];
+            self.run[s] = 0;
+            return true;
+        }
+        false
+    }
+}
+
+/// Envoy's slow-start factor `max(0.1, f^(1/aggression))`, `f = max(t, 1
+/// s) / window`, `t` the time since the server joined or came back.
+pub fn slow_start_factor(since_ms: f64, window_ms: f64, aggression: f64) -> f64 {
+    let f = (since_ms.max(1_000.0) / window_ms).min(1.0);
+    libm::pow(f, 1.0 / aggression).max(0.1)
+}
+
+/// Time a server is unavailable to one copy, as the union of its spells.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Downtime {
+    since: Option<f64>,
+    /// Closed spells, in ms.
+    pub total_ms: f64,
+}
+
+impl Downtime {
+    /// The server became unavailable (`down`) or available at `t`.
+    pub fn mark(&mut self, down: bool, t: f64) {
+        match (down, self.since) {
+            (true, None) => self.since = Some(t),
+            (false, Some(since)) => {
+                self.total_ms += t - since;
+                self.since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// The total with an open spell closed at `end`, each spell cut at `end`.
+    pub fn until(&self, end: f64) -> f64 {
+        self.total_ms + self.since.map_or(0.0, |since| (end - since).max(0.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nginx_passive_allows_one_trial_per_timeout() {
+        let s = Scenario { max_fails: 1, fail_timeout_ms: 10_000, ..Scenario::default() };
+        let mut p = Passive::new(&s, 2);
+        p.picked(0, 100.0);
+        p.failed(0, 101.0);
+        assert!(p.excludes(0, 5_000.0) && !p.excludes(1, 5_000.0));
+        assert!(!p.excludes(0, 10_101.0), "the window has passed");
+        p.picked(0, 10_200.0);
+        assert!(p.excludes(0, 10_201.0), "the trial is in flight");
+        p.succeeded(0);
+        assert!(!p.excludes(0, 10_202.0), "a successful trial clears the fails");
+    }
+
+    #[test]
+    fn a_success_before_the_trial_does_not_clear_fails() {
+        let s = Scenario { max_fails: 2, ..Scenario::default() };
+        let mut p = Passive::new(&s, 1);
+        p.failed(0, 10.0);
+        p.succeeded(0);
+        p.failed(0, 20.0);
+        assert!(p.excludes(0, 30.0), "two failures within the window, as NGINX counts them");
+    }
+
+    #[test]
+    fn outlier_ejections_grow_and_respect_the_cap() {
+        let s = Scenario { outlier_5xx: 2, ejection_ms: 1_000, max_ejection: 10, ..Scenario::default() };
+        let mut o = Outlier::new(&s, 4);
+        assert!(!o.errored(0, 0.0, 4));
+        assert!(o.errored(0, 1.0, 4));
+        assert_eq!(o.until(0), 1_001.0);
+        assert!(!o.errored(1, 2.0, 4) && !o.errored(1, 3.0, 4), "10% of 4 is 0: only one at a time");
+        o.errored(0, 2_000.0, 4);
+        assert!(o.errored(0, 2_001.0, 4));
+        assert_eq!(o.until(0), 2_001.0 + 2_000.0, "the second ejection lasts twice the base");
+    }
+
+    #[test]
+    fn active_checks_fall_and_rise() {
+        let s = Scenario { fall: 3, rise: 2, ..Scenario::default() };
+        let mut a = Active::new(&s, 1);
+        assert!(!a.probe(0, false) && !a.probe(0, false) && a.probe(0, false) && a.is_down(0));
+        assert!(!a.probe(0, true) && a.probe(0, true) && !a.is_down(0));
+    }
+
+    #[test]
+    fn envoy_slow_start_formula() {
+        assert_eq!(slow_start_factor(0.0, 10_000.0, 1.0), 0.1);
+        assert!((slow_start_factor(5_000.0, 10_000.0, 1.0) - 0.5).abs() < 1e-12);
+        assert!((slow_start_factor(2_500.0, 10_000.0, 2.0) - 0.5).abs() < 1e-12);
+        assert_eq!(slow_start_factor(20_000.0, 10_000.0, 1.0), 1.0);
+    }
+}
