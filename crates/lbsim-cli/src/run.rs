@@ -64,15 +64,25 @@ pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, S
 }
 
 /// The results table: the article's columns, then the realized figures.
+/// A run with errors gains an errors column (and a retries column when it
+/// retried).
 fn table(report: &Report, lesson: Option<&str>) -> String {
+    let (errors, retries) = (report.has_errors(), report.has_retries());
     let mut out = format!(
-        "{:<18} {:>13} {:>13} {:>10} {:>8} {:>9}\n",
+        "{:<18} {:>13} {:>13} {:>10} {:>8} {:>9}",
         "algorithm", "quick p99 ms", "p99 ms", "peak queue", "busiest", "imbalance"
     );
+    if errors {
+        out += &format!(" {:>15}", "errors");
+    }
+    if retries {
+        out += &format!(" {:>8}", "retries");
+    }
+    out.push('\n');
     for r in &report.results {
         let quick = r.latency_ms.quick.map_or_else(|| "-".to_string(), |q| format!("{:.1}", q.p99));
         out += &format!(
-            "{:<18} {:>13} {:>13.1} {:>10} {:>7.1}% {:>9.2}\n",
+            "{:<18} {:>13} {:>13.1} {:>10} {:>7.1}% {:>9.2}",
             r.algorithm.id(),
             quick,
             r.latency_ms.all.p99,
@@ -80,6 +90,14 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
             r.busiest_share * 100.0,
             r.imbalance
         );
+        if errors {
+            let cell = format!("{} ({:.1}%)", r.errors.unwrap_or(0), r.error_share.unwrap_or(0.0) * 100.0);
+            out += &format!(" {cell:>15}");
+        }
+        if retries {
+            out += &format!(" {:>8}", r.retries.unwrap_or(0));
+        }
+        out.push('\n');
     }
     let z = &report.realized;
     // Only bimodal work has slow requests.

@@ -57,14 +57,39 @@ impl Report {
     /// The headline numbers as CSV: [`HEADLINE_HEADER`], then one
     /// [`Headline`] row per algorithm (the CLI's `--format csv` and the
     /// page's download).
+    ///
+    /// A run of the fleet over time adds `errors,retries,error_share`.
     pub fn csv(&self) -> String {
+        let fleet = self.scenario.uses_fleet();
         let mut out = String::from(HEADLINE_HEADER);
+        if fleet {
+            out.push_str(",errors,retries,error_share");
+        }
         out.push('\n');
         for r in &self.results {
             out += &Headline::from(r).csv();
+            if fleet {
+                out += &format!(
+                    ",{},{},{}",
+                    r.errors.unwrap_or(0),
+                    r.retries.unwrap_or(0),
+                    r.error_share.unwrap_or(0.0)
+                );
+            }
             out.push('\n');
         }
         out
+    }
+
+    /// Whether any algorithm's run ended a request in an error (front ends
+    /// add an errors column only then).
+    pub fn has_errors(&self) -> bool {
+        self.results.iter().any(|r| r.errors.unwrap_or(0) > 0)
+    }
+
+    /// Whether any algorithm retried a request.
+    pub fn has_retries(&self) -> bool {
+        self.results.iter().any(|r| r.retries.unwrap_or(0) > 0)
     }
 }
 
