@@ -11,11 +11,20 @@
 //! consistent hashing takes it; walking clockwise from there, the first
 //! server below its allowance wins. Since the allowances add up to more
 //! than what is in flight, one always is.
+//!
+//! In a fleet run the walk from the home point passes over servers the
+//! pick may not take, and the allowances are split over the available
+//! members' weights only (HAProxy's `tot_used` and `cumulative_weight`
+//! count usable servers), recomputed on a reshape; per-server counts and
+//! the served total are kept. Tried servers still hold allowances, so all
+//! allowed servers may be full: then the first allowed on the walk takes
+//! the request (HAProxy's walk gives up after one turn too). Slow start
+//! does not apply.
 
 use alloc::vec::Vec;
 
 use super::consistent_hash::Ring;
-use super::{Balancer, Pick, Pool, Rng, Unfinished};
+use super::{Balancer, Eligible, Pick, Pool, Rng, Unfinished};
 use crate::hash::HashFn;
 
 /// HAProxy's allowance for a server with weight `weight`, whose
@@ -47,21 +56,13 @@ impl BoundedLoad {
     /// Bounded loads over `pool`.
     pub fn new(pool: &Pool) -> BoundedLoad {
         let weights: Vec<u64> = pool.weights.iter().map(|&w| u64::from(w)).collect();
-        let cumulative = weights
-            .iter()
-            .scan(0, |sum, &w| {
-                let before = *sum;
-                *sum += w;
-                Some(before)
-            })
-            .collect();
         BoundedLoad {
             ring: Ring::new(pool),
             hash: pool.hash_or(HashFn::DEFAULT),
             factor: u64::from(pool.balance_factor),
             total_weight: weights.iter().sum(),
+            cumulative: weights_before(weights.iter().copied()),
             weights,
-            cumulative,
             unfinished: Unfinished::new(pool.len()),
             served: 0,
         }
@@ -79,6 +80,17 @@ impl BoundedLoad {
     }
 }
 
+/// Each server's predecessors' weights summed.
+fn weights_before(weights: impl Iterator<Item = u64>) -> Vec<u64> {
+    weights
+        .scan(0, |sum, w| {
+            let before = *sum;
+            *sum += w;
+            Some(before)
+        })
+        .collect()
+}
+
 impl Balancer for BoundedLoad {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
         let h = self.hash.hash(request.key().as_bytes());
@@ -94,11 +106,41 @@ impl Balancer for BoundedLoad {
         self.unfinished.remove(server);
         self.served = self.served.saturating_sub(1);
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        if !eligible.any() {
+            return None;
+        }
+        let h = self.hash.hash(request.key().as_bytes());
+        let mut first_allowed = None;
+        for s in self.ring.walk_nearest(h) {
+            if !eligible.allows(s) {
+                continue;
+            }
+            if self.eligible(s) {
+                return Some(s);
+            }
+            first_allowed.get_or_insert(s);
+        }
+        first_allowed
+    }
+
+    fn reshape(&mut self, _members: &[bool], available: &[bool]) {
+        let used = self.weights.iter().zip(available).map(|(&w, &a)| if a { w } else { 0 });
+        self.cumulative = weights_before(used.clone());
+        // With nothing available no allowance is asked for; 1 keeps the
+        // division defined.
+        self.total_weight = used.sum::<u64>().max(1);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
 
     fn allowances(served: u64, factor: u64) -> [u64; 3] {
         [0, 1, 2].map(|i| allowance(served, factor, 1, i, 3))
@@ -160,5 +202,70 @@ mod tests {
         let next = bl.pick(&req, &mut rng);
         assert_ne!(next, home, "over its allowance, the key walks on");
         assert_eq!(next, bl.ring.walk_nearest(h).find(|&s| s != home).unwrap());
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::BoundedLoad, &checks::pool(&[1, 1, 1, 1]), 500);
+        checks::all_allowed_is_pick(AlgorithmId::BoundedLoad, &checks::pool(&[5, 1, 1, 3]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::BoundedLoad, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+        checks::never_refused(AlgorithmId::BoundedLoad, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::BoundedLoad, &checks::pool(&[1, 1, 1]));
+    }
+
+    /// The allowances split over the available servers' weights: with s2
+    /// down in a pool of 1, 1, 2 the allowance of s3 is HAProxy's with
+    /// `tot_used` 3 and s3's cumulative weight 1, and counts survive.
+    #[test]
+    fn allowances_count_only_available_weights() {
+        let pool = Pool { weights: alloc::vec![1, 1, 2], ..Pool::named(&["a", "b", "c"]) };
+        let mut bl = BoundedLoad::new(&pool);
+        for s in [0, 2, 2, 1] {
+            bl.dispatched(s);
+        }
+        bl.reshape(&[true; 3], &[true, false, true]);
+        assert_eq!(bl.total_weight, 3);
+        assert_eq!((bl.cumulative[0], bl.cumulative[2]), (0, 1));
+        assert_eq!((bl.unfinished.get(1), bl.served), (1, 4));
+        let slots = allowance(4, 125, 2, 1, 3);
+        assert_eq!(bl.eligible(2), 2 < slots);
+        bl.reshape(&[true; 3], &[true; 3]);
+        assert_eq!((bl.total_weight, bl.cumulative[2]), (4, 2));
+    }
+
+    /// The walk from the home point passes over refused servers and full
+    /// ones: each pick is the first allowed server under its allowance on
+    /// HAProxy's walk, re-derived here from the ring.
+    #[test]
+    fn the_walk_skips_refused_and_full_servers() {
+        let pool = Pool { hash: Some(HashFn::Xxh32), ..Pool::named(&["a", "b", "c", "d", "e"]) };
+        let mut bl = BoundedLoad::new(&pool);
+        let available = [true, true, false, true, true];
+        bl.reshape(&[true; 5], &available);
+        let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
+        let mut in_flight = alloc::collections::VecDeque::new();
+        for user in 1..=400 {
+            let tried = [user % 5];
+            let eligible = Eligible { available: &available, tried: &tried, every_available: false };
+            let request = Pick { now_ms: 0.0, user };
+            let h = bl.hash.hash(request.key().as_bytes());
+            let want = bl.ring.walk_nearest(h).find(|&s| eligible.allows(s) && bl.eligible(s));
+            let got = bl.pick_eligible(&request, &mut rng, &eligible);
+            assert_eq!(got, want.or_else(|| bl.ring.walk_nearest(h).find(|&s| eligible.allows(s))));
+            let s = got.unwrap();
+            bl.dispatched(s);
+            in_flight.push_back(s);
+            if user % 3 == 0 {
+                bl.completed(in_flight.pop_front().unwrap(), 0.0, 0.0);
+            }
+        }
     }
 }

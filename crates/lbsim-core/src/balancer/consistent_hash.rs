@@ -3,10 +3,16 @@
 //! unit (160 by default, as ketama); a key goes to the first point
 //! clockwise from its hash, wrapping past the last. Equal points keep
 //! server order, so the ring is the same on every machine.
+//!
+//! In a fleet run the key walks clockwise from its point to the first point
+//! of a server the pick may take. The ring keeps every server's points and
+//! passes over those of non-members, which is the ring of the members
+//! alone (their points are the same), so a membership change needs no
+//! rebuild. Slow start does not apply (as NGINX's `hash consistent`).
 
 use alloc::vec::Vec;
 
-use super::{Balancer, Pick, Pool, Rng};
+use super::{Balancer, Eligible, Pick, Pool, Rng};
 use crate::hash::{HashFn, KeyBuf};
 
 /// A hash ring: sorted (point, server) pairs, with an index on the top
@@ -142,11 +148,22 @@ impl Balancer for ConsistentHash {
     fn shared_by_copies(&self) -> bool {
         true
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        if !eligible.any() {
+            return None;
+        }
+        self.ring.walk(self.hash.hash(request.key().as_bytes())).find(|&s| eligible.allows(s))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
 
     #[test]
     fn keys_go_clockwise_and_wrap() {
@@ -182,5 +199,51 @@ mod tests {
         let ring = Ring::build(&["a", "b"], &[1, 3], 160, HashFn::Xxh64);
         assert_eq!(ring.points.len(), 640);
         assert_eq!(ring.points.iter().filter(|p| p.1 == 1).count(), 480);
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::ConsistentHash, &checks::pool(&[1, 1, 1, 1]), 500);
+        checks::all_allowed_is_pick(AlgorithmId::ConsistentHash, &checks::pool(&[5, 1, 1, 3]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::ConsistentHash, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+        checks::never_refused(AlgorithmId::ConsistentHash, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::ConsistentHash, &checks::pool(&[1, 1, 1]));
+    }
+
+    /// Walking past refused servers is the ring of the allowed servers
+    /// alone, index-mapped, for every hash function (tied points included:
+    /// both keep server order).
+    #[test]
+    fn refused_servers_leave_the_ring_of_the_allowed() {
+        for hash in HashFn::ALL {
+            let weights = [2, 1, 1, 3, 1, 1, 2];
+            let pool = Pool { hash: Some(hash), vnodes: 40, ..checks::pool(&weights) };
+            let mut ch = ConsistentHash::new(&pool);
+            let available = [true, false, true, false, false, true, true];
+            let tried = [5u32];
+            let allowed: Vec<usize> = (0..7).filter(|&i| available[i] && i != 5).collect();
+            let names: Vec<&str> = allowed.iter().map(|&i| pool.names[i].as_str()).collect();
+            let sub_weights: Vec<u32> = allowed.iter().map(|&i| weights[i]).collect();
+            let sub = Ring::build(&names, &sub_weights, 40, hash);
+            let eligible = Eligible { available: &available, tried: &tried, every_available: false };
+            let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
+            for user in 1..=3_000 {
+                let request = Pick { now_ms: 0.0, user };
+                let want = allowed[sub.owner(hash.hash(request.key().as_bytes()))];
+                assert_eq!(
+                    ch.pick_eligible(&request, &mut rng, &eligible),
+                    Some(want),
+                    "{hash:?} user {user}"
+                );
+            }
+        }
     }
 }

@@ -16,12 +16,21 @@
 //! the pool size); unequal weights use an ordered set keyed by
 //! (count / weight, arrival order at that key), O(log N) plus the tied
 //! servers' turn.
+//!
+//! In a fleet run the pick is the same rule over the allowed servers only:
+//! equal weights walk the level lists from the lowest level, each in FIFO
+//! order, to the first allowed server; unequal weights walk the ordered
+//! set to the lowest key an allowed server holds and break ties among the
+//! allowed at that key by the same smooth turn. Slow start's effective
+//! weights replace the weights and keep the counts (HAProxy's `slowstart`
+//! scales the weight leastconn divides by); the structure is rebuilt from
+//! the counts when the weights change, in the order servers reached them.
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use super::{Balancer, Pick, Pool, Rng};
+use super::{effective_weights, Balancer, Eligible, Pick, Pool, Rng};
 
 const NIL: u32 = u32::MAX;
 
@@ -54,9 +63,39 @@ impl LevelLists {
         lists
     }
 
+    /// `n` servers at the given counts, each appended to its level in the
+    /// order `arrivals` lists them (FIFO: the first listed goes first).
+    pub fn with_counts(n: usize, arrivals: &[(usize, u32)]) -> LevelLists {
+        let levels = arrivals.iter().map(|&(_, c)| c as usize + 1).max().unwrap_or(1);
+        let mut lists = LevelLists {
+            level: alloc::vec![0; n],
+            prev: alloc::vec![NIL; n],
+            next: alloc::vec![NIL; n],
+            head: alloc::vec![NIL; levels],
+            tail: alloc::vec![NIL; levels],
+            min: 0,
+        };
+        for &(s, count) in arrivals {
+            lists.append(s, count as usize);
+        }
+        while lists.min + 1 < levels && lists.head[lists.min] == NIL {
+            lists.min += 1;
+        }
+        lists
+    }
+
     /// The server at the head of the lowest level.
     pub fn first(&self) -> usize {
         self.head[self.min] as usize
+    }
+
+    /// Every server, lowest level first, each level in FIFO order.
+    pub fn in_order(&self) -> impl Iterator<Item = usize> + '_ {
+        let linked = |s: u32| (s != NIL).then_some(s);
+        (self.min..self.head.len()).flat_map(move |level| {
+            core::iter::successors(linked(self.head[level]), move |&s| linked(self.next[s as usize]))
+                .map(|s| s as usize)
+        })
     }
 
     /// Unfinished count of `server`.
@@ -167,6 +206,27 @@ impl WeightedOrder {
         WeightedOrder { set, clock: keys.len() as u64, keys }
     }
 
+    /// Servers at `(server, count)` in the order `arrivals` lists them
+    /// (the first listed reached its key first).
+    pub fn with_counts(weights: &[u32], arrivals: &[(usize, u32)]) -> WeightedOrder {
+        let mut keys = alloc::vec![(PerWeight { count: 0, weight: 1 }, 0); weights.len()];
+        let mut set = BTreeSet::new();
+        for (seq, &(s, count)) in arrivals.iter().enumerate() {
+            let key = PerWeight { count, weight: weights[s] };
+            keys[s] = (key, seq as u64);
+            set.insert((key, seq as u64, s as u32));
+        }
+        WeightedOrder { set, clock: arrivals.len() as u64, keys }
+    }
+
+    /// Every server with its count, in the order it reached its count.
+    fn arrivals(&self) -> Vec<(usize, u32)> {
+        let mut by_seq: Vec<(u64, usize, u32)> =
+            self.keys.iter().enumerate().map(|(s, &(key, seq))| (seq, s, key.count)).collect();
+        by_seq.sort_unstable();
+        by_seq.into_iter().map(|(_, s, count)| (s, count)).collect()
+    }
+
     /// The server with the lowest count per weight, longest-waiting first.
     pub fn first(&self) -> usize {
         self.set.first().map_or(0, |&(_, _, s)| s as usize)
@@ -210,6 +270,33 @@ impl Weighted {
         if self.tied.len() < 2 {
             return self.order.first();
         }
+        self.turn()
+    }
+
+    /// The lowest key an allowed server holds; the allowed servers there
+    /// take their turn.
+    fn pick_among(&mut self, eligible: &Eligible) -> Option<usize> {
+        self.tied.clear();
+        let mut lowest = None;
+        for &(key, _, s) in &self.order.set {
+            if !eligible.allows(s as usize) {
+                continue;
+            }
+            if lowest.is_some_and(|low| low != key) {
+                break;
+            }
+            lowest = Some(key);
+            self.tied.push(s as usize);
+        }
+        match self.tied.len() {
+            0 => None,
+            1 => Some(self.tied[0]),
+            _ => Some(self.turn()),
+        }
+    }
+
+    /// NGINX's smooth turn among the (two or more) servers in `tied`.
+    fn turn(&mut self) -> usize {
         // In pool order, as NGINX walks its peers.
         self.tied.sort_unstable();
         let mut total = 0;
@@ -234,6 +321,8 @@ enum Order {
 /// Least connections.
 pub struct LeastConnections {
     order: Order,
+    /// The weights the order divides by (the pool's, or slow start's).
+    weights: Vec<u32>,
 }
 
 impl LeastConnections {
@@ -249,7 +338,15 @@ impl LeastConnections {
                 tied: Vec::new(),
             })
         };
-        LeastConnections { order }
+        LeastConnections { order, weights: pool.weights.clone() }
+    }
+
+    /// Unfinished count of `server`.
+    pub fn count(&self, server: usize) -> u32 {
+        match &self.order {
+            Order::Equal(lists) => lists.count(server),
+            Order::Weighted(weighted) => weighted.order.count(server),
+        }
     }
 }
 
@@ -276,11 +373,47 @@ impl Balancer for LeastConnections {
             }
         }
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        match &mut self.order {
+            Order::Equal(lists) => lists.in_order().find(|&s| eligible.allows(s)),
+            Order::Weighted(weighted) => weighted.pick_among(eligible),
+        }
+    }
+
+    fn reweight(&mut self, weights: &[u32]) {
+        let weights = effective_weights(weights);
+        if weights == self.weights {
+            return;
+        }
+        let n = weights.len();
+        let (arrivals, current) = match &self.order {
+            Order::Equal(lists) => {
+                (lists.in_order().map(|s| (s, lists.count(s))).collect(), alloc::vec![0; n])
+            }
+            Order::Weighted(weighted) => (weighted.order.arrivals(), weighted.current.clone()),
+        };
+        self.order = if weights.windows(2).all(|w| w[0] == w[1]) {
+            Order::Equal(LevelLists::with_counts(n, &arrivals))
+        } else {
+            Order::Weighted(Weighted {
+                order: WeightedOrder::with_counts(&weights, &arrivals),
+                weights: weights.iter().map(|&w| i64::from(w)).collect(),
+                current,
+                tied: Vec::new(),
+            })
+        };
+        self.weights = weights;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
     use proptest::prelude::*;
 
     proptest! {
@@ -348,5 +481,116 @@ mod tests {
             })
             .collect();
         assert_eq!(picks, [0, 0, 1, 0, 2, 0, 0]);
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::LeastConnections, &checks::pool(&[1, 1, 1, 1]), 500);
+        checks::all_allowed_is_pick(AlgorithmId::LeastConnections, &checks::pool(&[5, 1, 1, 3]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::LeastConnections, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+        checks::never_refused(AlgorithmId::LeastConnections, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::LeastConnections, &checks::pool(&[1, 1, 1]));
+        checks::none_when_nothing_allowed(AlgorithmId::LeastConnections, &checks::pool(&[2, 1, 1]));
+    }
+
+    fn loaded(weights: &[u32], counts: &[u32]) -> LeastConnections {
+        let mut lc = LeastConnections::new(&checks::pool(weights));
+        for (s, &c) in counts.iter().enumerate() {
+            (0..c).for_each(|_| lc.dispatched(s));
+        }
+        lc
+    }
+
+    fn eligible_pick(lc: &mut LeastConnections, available: &[bool], tried: &[u32]) -> Option<usize> {
+        let mut rng = <super::Rng as rand::SeedableRng>::seed_from_u64(0);
+        let eligible = Eligible { available, tried, every_available: available.iter().all(|&a| a) };
+        lc.pick_eligible(&Pick { now_ms: 0.0, user: 1 }, &mut rng, &eligible)
+    }
+
+    /// s1 is idle but down, s2 holds 3, s3 holds 2, s4 holds 2 and was
+    /// tried: s3, the least loaded allowed. Weighted 1, 1, 2, 1 the same
+    /// counts make s3 (2 / 2) the least per weight over s2 (3 / 1).
+    #[test]
+    fn picks_the_least_loaded_allowed_server() {
+        let available = [false, true, true, true];
+        let mut lc = loaded(&[1, 1, 1, 1], &[0, 3, 2, 2]);
+        assert_eq!(eligible_pick(&mut lc, &available, &[3]), Some(2));
+        assert_eq!(eligible_pick(&mut lc, &available, &[]), Some(2), "s3 reached 2 before s4");
+        assert_eq!(eligible_pick(&mut lc, &available, &[2, 3]), Some(1));
+        let mut lc = loaded(&[1, 1, 2, 1], &[0, 3, 2, 2]);
+        assert_eq!(eligible_pick(&mut lc, &available, &[3]), Some(2));
+        assert_eq!(eligible_pick(&mut lc, &available, &[2]), Some(3), "2 / 1 beats 3 / 1");
+    }
+
+    /// Ties among the allowed take NGINX's smooth turn among the allowed
+    /// only: weights 5, 1, 1, idle, with s2 down, give the sequence of 5, 1
+    /// over s1 and s3: a a a c a a.
+    #[test]
+    fn weighted_ties_among_the_allowed_take_turns() {
+        let mut lc = loaded(&[5, 1, 1], &[0, 0, 0]);
+        let picks: Vec<usize> =
+            (0..6).map(|_| eligible_pick(&mut lc, &[true, false, true], &[]).unwrap()).collect();
+        assert_eq!(picks, [0, 0, 0, 2, 0, 0]);
+    }
+
+    /// Slow start changes weights, not counts: after reweight the busy
+    /// server is still busy, whichever structure the weights call for.
+    #[test]
+    fn reweight_keeps_counts() {
+        let mut lc = loaded(&[1, 1, 1], &[4, 1, 1]);
+        let everyone = [true; 3];
+        // s1 at full weight (256) with 4 is 4 / 256 against 1 / 25.
+        lc.reweight(&[256, 25, 25]);
+        assert!(matches!(lc.order, Order::Weighted(_)));
+        assert_eq!((lc.count(0), lc.count(1), lc.count(2)), (4, 1, 1));
+        assert_eq!(eligible_pick(&mut lc, &everyone, &[]), Some(0));
+        // Ramped: 4 / 256 against 1 / 256; the busy one is not chosen.
+        lc.reweight(&[256, 256, 256]);
+        assert!(matches!(lc.order, Order::Equal(_)));
+        assert_eq!((lc.count(0), lc.count(1), lc.count(2)), (4, 1, 1));
+        assert_eq!(eligible_pick(&mut lc, &everyone, &[]), Some(1), "s2 reached 1 before s3");
+        lc.completed(0, 0.0, 0.0);
+        lc.completed(0, 0.0, 0.0);
+        lc.completed(0, 0.0, 0.0);
+        assert_eq!(eligible_pick(&mut lc, &everyone, &[]), Some(1), "s1 at 1 now, behind s2 and s3");
+        lc.completed(0, 0.0, 0.0);
+        assert_eq!(eligible_pick(&mut lc, &everyone, &[]), Some(0));
+    }
+
+    proptest! {
+        /// A rebuild from counts gives the structure the counts call for:
+        /// after any reweight the pick has the least count per weight.
+        #[test]
+        fn a_reweighted_order_has_the_least_count_per_weight(
+            ops in proptest::collection::vec((0u8..3, 0usize..6, 1u32..300), 0..300),
+        ) {
+            let mut lc = LeastConnections::new(&checks::pool(&[1; 6]));
+            let mut weights = alloc::vec![1u32; 6];
+            for (op, s, w) in ops {
+                match op {
+                    0 => lc.dispatched(s),
+                    1 => lc.completed(s, 0.0, 0.0),
+                    _ => {
+                        weights = if w % 2 == 0 { alloc::vec![w; 6] } else { (0..6).map(|i| w + i).collect() };
+                        lc.reweight(&weights);
+                    }
+                }
+                let rng = &mut <super::Rng as rand::SeedableRng>::seed_from_u64(0);
+                let best = lc.pick(&Pick { now_ms: 0.0, user: 1 }, rng);
+                for other in 0..6 {
+                    prop_assert!(!crate::balancer::fewer_per_weight(
+                        lc.count(other), weights[other], lc.count(best), weights[best]
+                    ));
+                }
+            }
+        }
     }
 }

@@ -9,6 +9,16 @@
 //! `weight / (active + 1)^bias` with `active_request_bias` 1.0. Each host
 //! sits in the schedule with deadline `now + 1 / weight`; a pick pops the
 //! earliest deadline (insertion order breaks ties) and re-adds the host.
+//!
+//! In a fleet run both sample from the allowed hosts only, as Envoy picks
+//! from the healthy host set (still with replacement: with one allowed
+//! host, that one). The schedule holds the available hosts: a host that
+//! becomes available joins at `now + 1 / weight`, one that goes is taken
+//! out (Envoy rebuilds it on a host-set change); a tried host is passed
+//! over where it stands. Slow start's effective weights (Envoy multiplies
+//! a host's weight by its slow-start factor) switch between the two modes
+//! as they become unequal or equal, and rebuild the schedule when they
+//! change; active counts are kept.
 
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
@@ -16,7 +26,7 @@ use core::cmp::{Ordering, Reverse};
 
 use rand::Rng as _;
 
-use super::{Balancer, Pick, Pool, Rng, Unfinished};
+use super::{effective_weights, uniform_among, Balancer, Eligible, Pick, Pool, Rng, Unfinished};
 
 /// Envoy's default `active_request_bias`.
 pub const ACTIVE_REQUEST_BIAS: f64 = 1.0;
@@ -49,6 +59,10 @@ pub struct LeastRequest {
     schedule: Option<BinaryHeap<Reverse<Entry>>>,
     clock: f64,
     order: u64,
+    /// The hosts the schedule holds (the available ones).
+    scheduled: Vec<bool>,
+    /// Entries passed over in a pick, kept to save an allocation.
+    passed: Vec<Reverse<Entry>>,
 }
 
 impl LeastRequest {
@@ -68,7 +82,50 @@ impl LeastRequest {
             schedule,
             clock: 0.0,
             order: pool.len() as u64,
+            scheduled: alloc::vec![true; pool.len()],
+            passed: Vec::new(),
         }
+    }
+
+    /// `host` enters the schedule at `clock + 1 / weight`.
+    fn schedule_host(&mut self, host: usize) {
+        if let Some(schedule) = self.schedule.as_mut() {
+            self.order += 1;
+            let weight = effective_weight(self.weights[host], self.active.get(host));
+            schedule.push(Reverse(Entry { deadline: self.clock + 1.0 / weight, order: self.order, host }));
+        }
+    }
+
+    /// A new schedule of the scheduled hosts, each at `clock + 1 / weight`
+    /// in pool order (or none, for equal weights).
+    fn rebuild(&mut self) {
+        let equal = self.weights.windows(2).all(|w| w[0] == w[1]);
+        self.schedule = (!equal).then(BinaryHeap::new);
+        for host in 0..self.weights.len() {
+            if self.scheduled[host] {
+                self.schedule_host(host);
+            }
+        }
+    }
+
+    /// The earliest scheduled host the pick may take; the hosts passed
+    /// over keep their places.
+    fn earliest_among(&mut self, eligible: &Eligible) -> Option<usize> {
+        let schedule = self.schedule.as_mut()?;
+        self.passed.clear();
+        let mut found = None;
+        while let Some(Reverse(next)) = schedule.pop() {
+            if eligible.allows(next.host) {
+                found = Some(next);
+                break;
+            }
+            self.passed.push(Reverse(next));
+        }
+        schedule.extend(self.passed.drain(..));
+        let next = found?;
+        self.clock = next.deadline;
+        self.schedule_host(next.host);
+        Some(next.host)
     }
 }
 
@@ -108,11 +165,65 @@ impl Balancer for LeastRequest {
     fn completed(&mut self, server: usize, _now_ms: f64, _latency_ms: f64) {
         self.active.remove(server);
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        if self.schedule.is_none() {
+            let n = self.weights.len();
+            let candidate = uniform_among(n, rng, |s| eligible.allows(s))?;
+            let sampled = uniform_among(n, rng, |s| eligible.allows(s))?;
+            return Some(if self.active.get(sampled) < self.active.get(candidate) {
+                sampled
+            } else {
+                candidate
+            });
+        }
+        if let Some(host) = self.earliest_among(eligible) {
+            return Some(host);
+        }
+        // Allowed hosts the schedule lacks (availability the rule was not
+        // told of) join it, so an allowed host is always found.
+        let missing: Vec<usize> =
+            (0..self.weights.len()).filter(|&h| !self.scheduled[h] && eligible.allows(h)).collect();
+        for &host in &missing {
+            self.scheduled[host] = true;
+            self.schedule_host(host);
+        }
+        if missing.is_empty() {
+            None
+        } else {
+            self.earliest_among(eligible)
+        }
+    }
+
+    fn reshape(&mut self, _members: &[bool], available: &[bool]) {
+        if let Some(schedule) = self.schedule.as_mut() {
+            schedule.retain(|Reverse(e)| available[e.host]);
+        }
+        for (host, &now) in available.iter().enumerate() {
+            if now && !self.scheduled[host] {
+                self.scheduled[host] = true;
+                self.schedule_host(host);
+            }
+            self.scheduled[host] = now;
+        }
+    }
+
+    fn reweight(&mut self, weights: &[u32]) {
+        let weights = effective_weights(weights);
+        if weights != self.weights {
+            self.weights = weights;
+            self.rebuild();
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
     use rand::SeedableRng;
 
     #[test]
@@ -147,5 +258,87 @@ mod tests {
             counts[lr.pick(&req, &mut rng)] += 1;
         }
         assert!(counts[0].abs_diff(counts[1]) <= 2, "{counts:?}");
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::LeastRequest, &checks::pool(&[1, 1, 1, 1]), 500);
+        checks::all_allowed_is_pick(AlgorithmId::LeastRequest, &checks::pool(&[5, 1, 1, 3]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::LeastRequest, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+        checks::never_refused(AlgorithmId::LeastRequest, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::LeastRequest, &checks::pool(&[1, 1, 1]));
+        checks::none_when_nothing_allowed(AlgorithmId::LeastRequest, &checks::pool(&[2, 1, 1]));
+    }
+
+    /// Equal weights: two samples among the allowed; the busy allowed host
+    /// loses to the idle one whenever both are drawn, and never wins.
+    #[test]
+    fn equal_weights_sample_the_allowed_and_the_less_active_wins() {
+        let mut lr = LeastRequest::new(&Pool::named(&["a", "b", "c", "d"]));
+        lr.dispatched(1);
+        let mut rng = Rng::seed_from_u64(2);
+        let req = Pick { now_ms: 0.0, user: 1 };
+        let available = [false, true, true, false];
+        let eligible = Eligible { available: &available, tried: &[], every_available: false };
+        let picks: Vec<usize> =
+            (0..200).map(|_| lr.pick_eligible(&req, &mut rng, &eligible).unwrap()).collect();
+        let busy = picks.iter().filter(|&&s| s == 1).count();
+        // b wins only when both samples are b: a quarter of the picks.
+        assert!((25..75).contains(&busy), "{busy} of 200");
+        assert!(picks.iter().all(|&s| s == 1 || s == 2));
+    }
+
+    /// Weighted: a host taken out of the schedule and back is scheduled
+    /// from the clock on (no burst of overdue picks), and the idle shares
+    /// follow the weights of the hosts left.
+    #[test]
+    fn the_schedule_holds_the_available_hosts() {
+        let mut pool = Pool::named(&["a", "b", "c"]);
+        pool.weights = alloc::vec![2, 1, 1];
+        let mut lr = LeastRequest::new(&pool);
+        let mut rng = Rng::seed_from_u64(1);
+        let req = Pick { now_ms: 0.0, user: 1 };
+        let members = [true; 3];
+        let without_c = [true, true, false];
+        lr.reshape(&members, &without_c);
+        let eligible = Eligible { available: &without_c, tried: &[], every_available: false };
+        let mut counts = [0u32; 3];
+        for _ in 0..300 {
+            counts[lr.pick_eligible(&req, &mut rng, &eligible).unwrap()] += 1;
+        }
+        assert!(counts[0].abs_diff(200) <= 1 && counts[2] == 0, "{counts:?}");
+        lr.reshape(&members, &members);
+        let everyone = Eligible { available: &members, tried: &[], every_available: true };
+        let next: Vec<usize> = (0..8).map(|_| lr.pick_eligible(&req, &mut rng, &everyone).unwrap()).collect();
+        assert!(next.iter().filter(|&&s| s == 2).count() <= 3, "c back, no burst: {next:?}");
+        // A tried host is passed over and keeps its place.
+        let tried = [0u32];
+        let retry = Eligible { available: &members, tried: &tried, every_available: true };
+        assert_ne!(lr.pick_eligible(&req, &mut rng, &retry), Some(0));
+    }
+
+    /// Slow start: counts stay, weights switch the modes.
+    #[test]
+    fn reweight_keeps_active_counts_and_switches_modes() {
+        let mut lr = LeastRequest::new(&Pool::named(&["a", "b"]));
+        lr.dispatched(0);
+        lr.reweight(&[256, 25]);
+        assert!(lr.schedule.is_some());
+        assert_eq!(lr.active.get(0), 1);
+        lr.reweight(&[256, 256]);
+        assert!(lr.schedule.is_none());
+        let mut rng = Rng::seed_from_u64(3);
+        let req = Pick { now_ms: 0.0, user: 1 };
+        // a is busy: it wins only when both samples are a.
+        let a = (0..400).filter(|_| lr.pick(&req, &mut rng) == 0).count();
+        assert!((60..140).contains(&a), "{a} of 400");
     }
 }

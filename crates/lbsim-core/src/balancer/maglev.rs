@@ -10,10 +10,18 @@
 //! growing by the largest weight at each turn, so the heaviest takes one
 //! every round; with equal weights every backend takes one per round, the
 //! paper's algorithm exactly.
+//!
+//! In a fleet run the table is rebuilt over the available members when
+//! availability or membership changes, as Envoy rebuilds its table on a
+//! host-set change (the permutations depend on the names only, so this is
+//! the table of the available servers alone). A key whose entry the pick
+//! may not take (a retry: its server was tried) probes the entries
+//! `(h + k) mod M`, k = 1, 2, ..., to the first server it may take. Slow
+//! start does not apply.
 
 use alloc::vec::Vec;
 
-use super::{Balancer, Pick, Pool, Rng};
+use super::{Balancer, Eligible, Pick, Pool, Rng};
 use crate::hash::{HashFn, KeyBuf};
 
 /// The table size of the paper's production setting.
@@ -33,6 +41,9 @@ pub fn permutations<S: AsRef<str>>(names: &[S], hash: HashFn, m: u64) -> Vec<(u6
         .collect()
 }
 
+/// A table entry no backend claimed (a table over no backend).
+pub const EMPTY: u32 = u32::MAX;
+
 /// The paper's population (Pseudocode 1): the table of backend indices.
 pub fn populate(permutations: &[(u64, u64)], m: u64) -> Vec<u32> {
     populate_weighted(permutations, &alloc::vec![1; permutations.len()], m)
@@ -41,7 +52,6 @@ pub fn populate(permutations: &[(u64, u64)], m: u64) -> Vec<u32> {
 /// The population with Envoy's weights (`constructImplementationInternals`
 /// in `maglev_lb.cc`), in integers so the turns are exact.
 pub fn populate_weighted(permutations: &[(u64, u64)], weights: &[u32], m: u64) -> Vec<u32> {
-    const EMPTY: u32 = u32::MAX;
     let mut entry = alloc::vec![EMPTY; m as usize];
     if permutations.is_empty() {
         return entry;
@@ -76,6 +86,11 @@ pub fn populate_weighted(permutations: &[(u64, u64)], weights: &[u32], m: u64) -
 pub struct Maglev {
     table: Vec<u32>,
     hash: HashFn,
+    /// Every server's permutation and weight, to rebuild the table from.
+    permutations: Vec<(u64, u64)>,
+    weights: Vec<u32>,
+    /// The servers the table is built over.
+    built_over: Vec<bool>,
 }
 
 impl Maglev {
@@ -83,7 +98,19 @@ impl Maglev {
     pub fn new(pool: &Pool) -> Maglev {
         let hash = pool.hash_or(HashFn::DEFAULT);
         let perms = permutations(&pool.names, hash, TABLE_SIZE);
-        Maglev { table: populate_weighted(&perms, &pool.weights, TABLE_SIZE), hash }
+        Maglev {
+            table: populate_weighted(&perms, &pool.weights, TABLE_SIZE),
+            hash,
+            permutations: perms,
+            weights: pool.weights.clone(),
+            built_over: alloc::vec![true; pool.len()],
+        }
+    }
+
+    /// The first entry from `home` on whose server the pick may take.
+    fn probe(&self, home: usize, eligible: &Eligible) -> Option<usize> {
+        let m = self.table.len();
+        (home..m).chain(0..home).map(|i| self.table[i] as usize).find(|&s| eligible.allows(s))
     }
 
     /// The backend of hash `h`.
@@ -104,11 +131,43 @@ impl Balancer for Maglev {
     fn shared_by_copies(&self) -> bool {
         true
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        if !eligible.any() {
+            return None;
+        }
+        let home = (self.hash.hash(request.key().as_bytes()) % TABLE_SIZE) as usize;
+        if let Some(s) = self.probe(home, eligible) {
+            return Some(s);
+        }
+        // An allowed server the table lacks (availability the rule was not
+        // told of): rebuild over what the pick says is available.
+        self.reshape(&[], eligible.available);
+        self.probe(home, eligible)
+    }
+
+    fn reshape(&mut self, _members: &[bool], available: &[bool]) {
+        if available == self.built_over.as_slice() {
+            return;
+        }
+        let kept: Vec<usize> = (0..self.weights.len()).filter(|&s| available[s]).collect();
+        let perms: Vec<(u64, u64)> = kept.iter().map(|&s| self.permutations[s]).collect();
+        let weights: Vec<u32> = kept.iter().map(|&s| self.weights[s]).collect();
+        self.table = populate_weighted(&perms, &weights, TABLE_SIZE)
+            .into_iter()
+            .map(|i| if i == EMPTY { EMPTY } else { kept[i as usize] as u32 })
+            .collect();
+        self.built_over = available.to_vec();
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
 
     #[test]
     fn paper_table_1() {
@@ -157,6 +216,73 @@ mod tests {
         for b in 0..5 {
             let owned = table.iter().filter(|&&e| e == b).count() as f64;
             assert!((owned / TABLE_SIZE as f64 - 0.2).abs() < 0.01, "backend {b} owns {owned}");
+        }
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::Maglev, &checks::pool(&[1, 1, 1, 1]), 500);
+        checks::all_allowed_is_pick(AlgorithmId::Maglev, &checks::pool(&[5, 1, 1, 3]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::Maglev, &checks::pool(&[1, 1, 1, 1, 1]), 600);
+        checks::never_refused(AlgorithmId::Maglev, &checks::pool(&[5, 1, 2, 1, 3]), 600);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::Maglev, &checks::pool(&[1, 1, 1]));
+    }
+
+    /// Rebuilt over the available servers, the table is Maglev's table of
+    /// those servers alone, index-mapped (weights as populate_weighted),
+    /// and every key goes where that table sends it.
+    #[test]
+    fn reshape_is_maglev_over_the_available_servers() {
+        let weights = [3, 1, 2, 2, 1];
+        let pool = checks::pool(&weights);
+        let mut maglev = Maglev::new(&pool);
+        let members = [true, true, true, true, false];
+        let available = [true, false, true, true, false];
+        maglev.reshape(&members, &available);
+        let kept = [0usize, 2, 3];
+        let sub =
+            Pool { weights: kept.iter().map(|&i| weights[i]).collect(), ..Pool::named(&["s1", "s3", "s4"]) };
+        let mut over_sub = Maglev::new(&sub);
+        let mapped: Vec<u32> = over_sub.table.iter().map(|&i| kept[i as usize] as u32).collect();
+        assert!(maglev.table == mapped, "the same table");
+        let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
+        let eligible = Eligible { available: &available, tried: &[], every_available: false };
+        for user in 1..=2_000 {
+            let request = Pick { now_ms: 0.0, user };
+            let want = kept[over_sub.pick(&request, &mut rng)];
+            assert_eq!(maglev.pick_eligible(&request, &mut rng, &eligible), Some(want));
+        }
+        // Everyone back: the table of the whole pool again.
+        maglev.reshape(&[true; 5], &[true; 5]);
+        assert!(maglev.table == Maglev::new(&pool).table);
+    }
+
+    /// A retry probes the next entries, `(h + k) mod M`, to the first
+    /// server not tried.
+    #[test]
+    fn a_retry_probes_the_next_entries() {
+        let pool = checks::pool(&[1, 1, 1, 1]);
+        let mut maglev = Maglev::new(&pool);
+        let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
+        let available = [true; 4];
+        for user in 1..=500 {
+            let request = Pick { now_ms: 0.0, user };
+            let h = maglev.hash.hash(request.key().as_bytes());
+            let home = maglev.pick(&request, &mut rng);
+            let tried = [home as u32];
+            let eligible = Eligible { available: &available, tried: &tried, every_available: true };
+            let i = (h % TABLE_SIZE) as usize;
+            let k = (1..).find(|k| maglev.table[(i + k) % TABLE_SIZE as usize] as usize != home).unwrap();
+            let want = maglev.table[(i + k) % TABLE_SIZE as usize] as usize;
+            assert_eq!(maglev.pick_eligible(&request, &mut rng, &eligible), Some(want));
         }
     }
 }

@@ -75,11 +75,10 @@ pub trait Balancer {
     /// or sample choose among the allowed only; a ring walks clockwise;
     /// rendezvous takes the next score; `user-hash` rehashes as NGINX's
     /// `hash`; Maglev probes the next entries); `None` when none is.
-    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
-        // Placeholder until every rule has its own next candidate.
-        let s = self.pick(request, rng);
-        eligible.allows(s).then_some(s)
-    }
+    ///
+    /// With every server allowed ([`Eligible::all`]) it makes exactly
+    /// `pick`'s choice and draws, so a healthy fleet run is a static one.
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize>;
 
     /// Membership or availability changed (a `join` or `leave` is a config
     /// reload; a health change is Envoy's host-set change): rebuild what
@@ -116,6 +115,11 @@ impl Eligible<'_> {
     /// Whether every server is allowed (the rule's static pick stands).
     pub fn all(&self) -> bool {
         self.every_available && self.tried.is_empty()
+    }
+
+    /// Whether any server is allowed (otherwise the pick is `None`).
+    pub fn any(&self) -> bool {
+        (0..self.available.len()).any(|s| self.allows(s))
     }
 }
 
@@ -298,7 +302,20 @@ pub struct WeightedDraw {
 impl WeightedDraw {
     /// Draws over `pool`'s weights.
     pub fn new(pool: &Pool) -> WeightedDraw {
-        WeightedDraw { cumulative: cumulative_weights(&pool.weights), equal: pool.equal_weights() }
+        WeightedDraw::of(&pool.weights)
+    }
+
+    /// Draws over `weights` (slow start's effective weights).
+    pub fn of(weights: &[u32]) -> WeightedDraw {
+        WeightedDraw {
+            cumulative: cumulative_weights(weights),
+            equal: weights.windows(2).all(|w| w[0] == w[1]),
+        }
+    }
+
+    fn weight(&self, server: usize) -> u64 {
+        let start = if server == 0 { 0 } else { self.cumulative[server - 1] };
+        self.cumulative[server] - start
     }
 
     fn total(&self) -> u64 {
@@ -335,6 +352,68 @@ impl WeightedDraw {
         }
         (first, self.owner(r))
     }
+
+    /// One server among those `allowed` admits, with probability
+    /// proportional to weight among them: up to [`REJECTION_TRIES`] draws
+    /// over the whole pool (the first that `allowed` admits is a draw of
+    /// the right law), then one exact draw over the admitted servers.
+    /// `None` when it admits none.
+    pub fn one_among(&self, rng: &mut Rng, allowed: impl Fn(usize) -> bool) -> Option<usize> {
+        for _ in 0..REJECTION_TRIES {
+            let s = self.one(rng);
+            if allowed(s) {
+                return Some(s);
+            }
+        }
+        let n = self.cumulative.len();
+        exact_draw(rng, (0..n).filter(|&s| allowed(s)).map(|s| (s, self.weight(s))))
+    }
+}
+
+/// Draws a sampler makes over the whole pool before it draws exactly over
+/// the allowed servers: with half the pool refused, one pick in 256 gets
+/// that far.
+pub const REJECTION_TRIES: usize = 8;
+
+/// One server among `0..n` that `allowed` admits, uniformly: rejection
+/// as [`WeightedDraw::one_among`], then an exact draw. `None` when it
+/// admits none.
+pub fn uniform_among(n: usize, rng: &mut Rng, allowed: impl Fn(usize) -> bool) -> Option<usize> {
+    use rand::Rng as _;
+    if n == 0 {
+        return None;
+    }
+    for _ in 0..REJECTION_TRIES {
+        let s = rng.random_range(0..n as u64) as usize;
+        if allowed(s) {
+            return Some(s);
+        }
+    }
+    exact_draw(rng, (0..n).filter(|&s| allowed(s)).map(|s| (s, 1)))
+}
+
+/// A draw from `(server, weight)` pairs in proportion to weight.
+fn exact_draw<I: Iterator<Item = (usize, u64)> + Clone>(rng: &mut Rng, weighted: I) -> Option<usize> {
+    use rand::Rng as _;
+    let total: u64 = weighted.clone().map(|(_, w)| w).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut r = rng.random_range(0..total);
+    for (s, w) in weighted {
+        if r < w {
+            return Some(s);
+        }
+        r -= w;
+    }
+    None
+}
+
+/// Slow start's effective weights as the rules that compare by weight
+/// keep them: a weight of 0 (which the ramp never gives a member) counts as
+/// 1 so that `count / weight` and weighted draws stay defined.
+pub fn effective_weights(weights: &[u32]) -> Vec<u32> {
+    weights.iter().map(|&w| w.max(1)).collect()
 }
 
 /// Running sums of the weights.
@@ -346,4 +425,152 @@ fn cumulative_weights(weights: &[u32]) -> Vec<u64> {
             Some(*sum)
         })
         .collect()
+}
+
+/// Checks every rule's fleet methods must pass, shared by the rules' tests.
+#[cfg(test)]
+pub(crate) mod checks {
+    use alloc::collections::VecDeque;
+    use alloc::vec::Vec;
+
+    use rand::{Rng as _, SeedableRng};
+
+    use super::{build, AlgorithmId, Balancer, Eligible, Pick, Pool, Rng};
+
+    /// A pool `s1`, `s2`, .. with `weights`.
+    pub fn pool(weights: &[u32]) -> Pool {
+        let names: Vec<alloc::string::String> = (1..=weights.len()).map(|i| alloc::format!("s{i}")).collect();
+        let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+        Pool { weights: weights.to_vec(), ..Pool::named(&names) }
+    }
+
+    /// Everything allowed, as the engine passes it for a healthy pool.
+    pub fn everything(available: &[bool]) -> Eligible<'_> {
+        Eligible { available, tried: &[], every_available: true }
+    }
+
+    /// A request stream: users 1..=60, one ms apart, each request finishing
+    /// when `2 x N` are in flight (oldest first), with varying latencies.
+    pub struct Traffic {
+        rng: Rng,
+        now_ms: f64,
+        in_flight: VecDeque<usize>,
+        limit: usize,
+    }
+
+    impl Traffic {
+        pub fn new(n: usize, seed: u64) -> Traffic {
+            Traffic { rng: Rng::seed_from_u64(seed), now_ms: 0.0, in_flight: VecDeque::new(), limit: 2 * n }
+        }
+
+        pub fn next(&mut self) -> Pick {
+            self.now_ms += 1.0;
+            Pick { now_ms: self.now_ms, user: self.rng.random_range(1..=60u32) }
+        }
+
+        /// `server` took the request: tell `rules`, and deliver a completion
+        /// to them when the stream is full.
+        pub fn sent(&mut self, server: usize, rules: &mut [&mut dyn Balancer]) {
+            for rule in rules.iter_mut() {
+                rule.dispatched(server);
+            }
+            self.in_flight.push_back(server);
+            if self.in_flight.len() > self.limit || self.rng.random_bool(0.3) {
+                let done = self.in_flight.pop_front().unwrap_or(server);
+                let latency = self.rng.random_range(1.0..50.0);
+                for rule in rules.iter_mut() {
+                    rule.completed(done, self.now_ms, latency);
+                }
+            }
+        }
+    }
+
+    /// With everything allowed, `pick_eligible` makes `pick`'s choices
+    /// with the same draws, request after request.
+    pub fn all_allowed_is_pick(id: AlgorithmId, pool: &Pool, requests: usize) {
+        let (mut a, mut b) = (build(id, pool), build(id, pool));
+        let (mut ra, mut rb) = (Rng::seed_from_u64(7), Rng::seed_from_u64(7));
+        let available = alloc::vec![true; pool.len()];
+        let mut traffic = Traffic::new(pool.len(), 3);
+        for i in 0..requests {
+            let request = traffic.next();
+            let s = a.pick(&request, &mut ra);
+            assert_eq!(b.pick_eligible(&request, &mut rb, &everything(&available)), Some(s), "request {i}");
+            traffic.sent(s, &mut [a.as_mut(), b.as_mut()]);
+        }
+        assert_eq!(ra.random::<u64>(), rb.random::<u64>(), "the same draws");
+    }
+
+    /// Over many masks (membership, availability, tried servers, now and
+    /// then new effective weights), the rule never takes a refused server
+    /// and says `None` exactly when none is allowed. `reshape` follows
+    /// most changes, as the engine calls it, and is left out of a few that
+    /// leave some server unavailable: the pick must stay safe either way.
+    /// (With everyone available the static pick stands, and that pick is
+    /// only right when the rule was told.)
+    pub fn never_refused(id: AlgorithmId, pool: &Pool, rounds: usize) {
+        let n = pool.len();
+        let mut rule = build(id, pool);
+        let mut rng = Rng::seed_from_u64(11);
+        let mut masks = Rng::seed_from_u64(12);
+        let mut traffic = Traffic::new(n, 13);
+        let mut members = alloc::vec![true; n];
+        let mut available = alloc::vec![true; n];
+        let (mut nones, mut somes) = (0, 0);
+        for round in 0..rounds {
+            if round % 7 == 0 {
+                // Shares from all-up to all-down, a few rounds each.
+                let up = [1.0, 0.9, 0.5, 0.2, 0.0][masks.random_range(0..5)];
+                members = (0..n).map(|_| masks.random_bool(0.9)).collect();
+                available = members.iter().map(|&m| m && masks.random_bool(up)).collect();
+                if available.iter().all(|&a| a) || masks.random_bool(0.9) {
+                    rule.reshape(&members, &available);
+                }
+            }
+            if round % 50 == 25 {
+                let equal = masks.random_bool(0.5);
+                let w: Vec<u32> = (0..n)
+                    .map(|i| if equal { 256 } else { pool.weights[i] * masks.random_range(25..=256) })
+                    .collect();
+                rule.reweight(&w);
+            }
+            let tries = masks.random_range(0..=3usize.min(n));
+            let tried: Vec<u32> = (0..tries).map(|_| masks.random_range(0..n as u32)).collect();
+            let eligible = Eligible {
+                available: &available,
+                tried: &tried,
+                every_available: available.iter().all(|&a| a),
+            };
+            let request = traffic.next();
+            match rule.pick_eligible(&request, &mut rng, &eligible) {
+                Some(s) => {
+                    assert!(eligible.allows(s), "round {round}: {s} refused, {eligible:?}");
+                    somes += 1;
+                    traffic.sent(s, &mut [rule.as_mut()]);
+                }
+                None => {
+                    assert!(!eligible.any(), "round {round}: None with {eligible:?}");
+                    nones += 1;
+                }
+            }
+        }
+        assert!(nones > 0 && somes > nones, "the masks reach both cases: {somes} picks, {nones} none");
+    }
+
+    /// With nothing allowed (no member available, or every one tried), `None`.
+    pub fn none_when_nothing_allowed(id: AlgorithmId, pool: &Pool) {
+        let n = pool.len();
+        let mut rule = build(id, pool);
+        let mut rng = Rng::seed_from_u64(5);
+        let request = Pick { now_ms: 1.0, user: 9 };
+        let down = alloc::vec![false; n];
+        rule.reshape(&alloc::vec![true; n], &down);
+        let nobody = Eligible { available: &down, tried: &[], every_available: false };
+        assert_eq!(rule.pick_eligible(&request, &mut rng, &nobody), None);
+        let up = alloc::vec![true; n];
+        rule.reshape(&up, &up);
+        let tried: Vec<u32> = (0..n as u32).collect();
+        let all_tried = Eligible { available: &up, tried: &tried, every_available: true };
+        assert_eq!(rule.pick_eligible(&request, &mut rng, &all_tried), None);
+    }
 }

@@ -9,12 +9,17 @@
 //! (Finagle's `Long.MaxValue >> 16`) so an unknown server is not flooded.
 //! Two distinct servers are sampled uniformly (weights are not used, as in
 //! Finagle); a tie goes to the first.
+//!
+//! In a fleet run the two are distinct allowed servers (one allowed: that
+//! one). Slow start divides each cost by the server's effective weight
+//! (SPEC 12.1); while the effective weights are equal the division is left
+//! out, so it changes no comparison. EWMAs and counts are kept.
 
 use alloc::vec::Vec;
 
 use rand::Rng as _;
 
-use super::{Balancer, Pick, Pool, Rng, Unfinished};
+use super::{effective_weights, uniform_among, Balancer, Eligible, Pick, Pool, Rng, Unfinished};
 
 /// Finagle's default decay time, in ms.
 pub const DECAY_MS: f64 = 10_000.0;
@@ -40,6 +45,8 @@ impl Estimate {
 pub struct PeakEwma {
     estimates: Vec<Estimate>,
     active: Unfinished,
+    /// Slow start's effective weights, while they differ.
+    weights: Option<Vec<u32>>,
 }
 
 impl PeakEwma {
@@ -48,6 +55,17 @@ impl PeakEwma {
         PeakEwma {
             estimates: alloc::vec![Estimate::default(); pool.len()],
             active: Unfinished::new(pool.len()),
+            weights: None,
+        }
+    }
+
+    /// Whether `a` is the better choice (a tie goes to `a`): the lower
+    /// cost, per effective weight under slow start.
+    fn prefers(&mut self, a: usize, b: usize, now_ms: f64) -> bool {
+        let (la, lb) = (self.load(a, now_ms), self.load(b, now_ms));
+        match &self.weights {
+            None => la <= lb,
+            Some(w) => la / f64::from(w[a]) <= lb / f64::from(w[b]),
         }
     }
 
@@ -74,7 +92,7 @@ impl Balancer for PeakEwma {
         if b >= a {
             b += 1;
         }
-        if self.load(a, request.now_ms) <= self.load(b, request.now_ms) {
+        if self.prefers(a, b, request.now_ms) {
             a
         } else {
             b
@@ -89,11 +107,29 @@ impl Balancer for PeakEwma {
         self.active.remove(server);
         self.estimates[server].observe(now_ms, latency_ms);
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        let n = self.estimates.len();
+        let a = uniform_among(n, rng, |s| eligible.allows(s))?;
+        let Some(b) = uniform_among(n, rng, |s| s != a && eligible.allows(s)) else {
+            return Some(a);
+        };
+        Some(if self.prefers(a, b, request.now_ms) { a } else { b })
+    }
+
+    fn reweight(&mut self, weights: &[u32]) {
+        let weights = effective_weights(weights);
+        self.weights = (!weights.windows(2).all(|w| w[0] == w[1])).then_some(weights);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
 
     #[test]
     fn peaks_jump_and_decay_follows_the_time_constant() {
@@ -103,5 +139,59 @@ mod tests {
         // One time constant later a 0 ms observation leaves 1/e of the peak.
         e.observe(DECAY_MS, 0.0);
         assert!((e.cost - 100.0 / core::f64::consts::E).abs() < 1e-9);
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::PeakEwma, &checks::pool(&[1, 1, 1, 1]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::PeakEwma, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+        checks::never_refused(AlgorithmId::PeakEwma, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::PeakEwma, &checks::pool(&[1, 1, 1]));
+    }
+
+    fn observed(latencies: &[f64]) -> PeakEwma {
+        let mut pe = PeakEwma::new(&checks::pool(&alloc::vec![1; latencies.len()]));
+        for (s, &l) in latencies.iter().enumerate() {
+            pe.dispatched(s);
+            pe.completed(s, 0.0, l);
+        }
+        pe
+    }
+
+    /// Two allowed servers: every pick compares them and the cheaper wins.
+    #[test]
+    fn the_cheaper_of_two_allowed_wins() {
+        let mut pe = observed(&[1.0, 50.0, 10.0, 1.0]);
+        let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(1);
+        let request = Pick { now_ms: 0.0, user: 1 };
+        let available = [false, true, true, true];
+        let tried = [3u32];
+        let eligible = Eligible { available: &available, tried: &tried, every_available: false };
+        for _ in 0..100 {
+            assert_eq!(pe.pick_eligible(&request, &mut rng, &eligible), Some(2));
+        }
+    }
+
+    /// Slow start: the cost is divided by the effective weight, and the
+    /// EWMAs survive it: s1 (10 ms) at a tenth of its weight costs more
+    /// than s2 (50 ms) at full weight; ramped up, s1 is the cheaper again.
+    #[test]
+    fn reweight_divides_the_cost_and_keeps_the_estimates() {
+        let mut pe = observed(&[10.0, 50.0]);
+        let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(1);
+        let request = Pick { now_ms: 0.0, user: 1 };
+        pe.reweight(&[25, 256]);
+        assert!((0..20).all(|_| pe.pick(&request, &mut rng) == 1));
+        pe.reweight(&[256, 256]);
+        assert!(pe.weights.is_none());
+        assert!((0..20).all(|_| pe.pick(&request, &mut rng) == 0));
     }
 }

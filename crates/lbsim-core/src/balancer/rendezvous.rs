@@ -15,11 +15,18 @@
 //! A lookup scores the key with every server, O(N); the pool does not
 //! change during a run, so each user's winner is computed once and kept,
 //! and a run costs O(users x N + requests).
+//!
+//! In a fleet run the key goes to the highest (weighted) score among the
+//! servers the pick may take: the kept winner when it is allowed (the best
+//! of all is the best of any set holding it), otherwise the next score, by
+//! a scan over the allowed. Non-members are never allowed, so the kept
+//! winners (of the whole pool) serve only while everyone is a member and
+//! membership needs no rebuild. Slow start does not apply.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Balancer, Pick, Pool, Rng};
+use super::{Balancer, Eligible, Pick, Pool, Rng};
 use crate::hash::HashFn;
 
 /// splitmix64's finaliser (Steele, Lea & Flood): a bijection of u64 whose
@@ -89,6 +96,33 @@ impl Rendezvous {
         }
     }
 
+    /// The winner for a key's hash among the servers `allowed` admits (the
+    /// first listed of equal scores); `None` when it admits none.
+    fn lookup_among(&self, key_hash: u64, allowed: impl Fn(usize) -> bool) -> Option<usize> {
+        let scores = self.name_hashes.iter().map(|&n| score_of(key_hash, n)).enumerate();
+        let mut best = None;
+        match &self.weights {
+            None => {
+                let mut top = 0;
+                for (i, s) in scores.filter(|&(i, _)| allowed(i)) {
+                    if best.is_none() || s > top {
+                        (best, top) = (Some(i), s);
+                    }
+                }
+            }
+            Some(weights) => {
+                let mut top = f64::NEG_INFINITY;
+                for (i, s) in scores.filter(|&(i, _)| allowed(i)) {
+                    let w = weighted(s, weights[i]);
+                    if best.is_none() || w > top {
+                        (best, top) = (Some(i), w);
+                    }
+                }
+            }
+        }
+        best
+    }
+
     /// The winner for a key's hash.
     fn lookup(&self, key_hash: u64) -> usize {
         let scores = self.name_hashes.iter().map(|&n| score_of(key_hash, n));
@@ -135,6 +169,14 @@ impl Balancer for Rendezvous {
     fn shared_by_copies(&self) -> bool {
         true
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        let winner = self.pick(request, rng);
+        if eligible.all() || eligible.allows(winner) {
+            return Some(winner);
+        }
+        self.lookup_among(self.hash.hash(request.key().as_bytes()), |s| eligible.allows(s))
+    }
 }
 
 #[cfg(test)]
@@ -142,6 +184,7 @@ mod tests {
     use alloc::format;
 
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
     use crate::hash::KeyBuf;
 
     /// The scores are independent uniforms whatever the hash: with each of
@@ -199,6 +242,51 @@ mod tests {
         let want = [15_000, 5_000, 10_000, 10_000];
         for (c, w) in counts.iter().zip(want) {
             assert!(c.abs_diff(w) < 700, "{counts:?} against {want:?}");
+        }
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::Rendezvous, &checks::pool(&[1, 1, 1, 1]), 500);
+        checks::all_allowed_is_pick(AlgorithmId::Rendezvous, &checks::pool(&[5, 1, 1, 3]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::Rendezvous, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+        checks::never_refused(AlgorithmId::Rendezvous, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::Rendezvous, &checks::pool(&[1, 1, 1]));
+    }
+
+    /// The pick is the argmax of the (weighted) score over the allowed
+    /// servers, computed here from `score` and `-w / ln u` directly.
+    #[test]
+    fn picks_the_highest_score_among_the_allowed() {
+        for weights in [[1, 1, 1, 1, 1, 1], [3, 1, 2, 2, 5, 1]] {
+            let pool = checks::pool(&weights);
+            let mut r = Rendezvous::new(&pool);
+            let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
+            let mut masks = <Rng as rand::SeedableRng>::seed_from_u64(1);
+            for user in 1..=3_000u32 {
+                let available: Vec<bool> = (0..6).map(|_| rand::Rng::random_bool(&mut masks, 0.6)).collect();
+                let tried = [user % 6];
+                let eligible = Eligible { available: &available, tried: &tried, every_available: false };
+                let request = Pick { now_ms: 0.0, user };
+                let key = request.key();
+                let want = (0..6).filter(|&i| eligible.allows(i)).max_by(|&a, &b| {
+                    let score = |i: usize| {
+                        let u = score(key.as_bytes(), &pool.names[i], HashFn::DEFAULT);
+                        weighted(u, weights[i])
+                    };
+                    // The first listed of equal scores wins: a later one must be strictly higher.
+                    score(a).total_cmp(&score(b)).then(b.cmp(&a))
+                });
+                assert_eq!(r.pick_eligible(&request, &mut rng, &eligible), want, "user {user}");
+            }
         }
     }
 }

@@ -3,10 +3,15 @@
 //! highest current weight (the first server wins ties) and subtracts the
 //! total weight from it. With equal weights this is plain rotation, which
 //! is taken in O(1).
+//!
+//! In a fleet run the walk skips the peers a pick may not take, as NGINX
+//! skips tried, down and failed peers: they gain no current weight and the
+//! total given back is the allowed peers' total. A membership change is a
+//! config reload: the current weights start again from zero.
 
 use alloc::vec::Vec;
 
-use super::{Balancer, Pick, Pool, Rng};
+use super::{effective_weights, Balancer, Eligible, Pick, Pool, Rng};
 
 /// Smooth weighted round robin.
 pub struct RoundRobin {
@@ -15,6 +20,8 @@ pub struct RoundRobin {
     total: i64,
     next: usize,
     equal: bool,
+    /// Membership as the last reshape gave it.
+    members: Vec<bool>,
 }
 
 impl RoundRobin {
@@ -24,10 +31,43 @@ impl RoundRobin {
         RoundRobin {
             total: weights.iter().sum(),
             current: alloc::vec![0; weights.len()],
+            members: alloc::vec![true; weights.len()],
             weights,
             next: 0,
             equal: pool.equal_weights(),
         }
+    }
+
+    /// Equal weights: the rotation moves on to the next allowed server.
+    fn rotate_among(&mut self, eligible: &Eligible) -> Option<usize> {
+        let n = self.weights.len();
+        for _ in 0..n {
+            let server = self.next;
+            self.next = if server + 1 == n { 0 } else { server + 1 };
+            if eligible.allows(server) {
+                return Some(server);
+            }
+        }
+        None
+    }
+
+    /// NGINX's walk over the allowed peers only.
+    fn smooth_among(&mut self, eligible: &Eligible) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        let mut total = 0;
+        for i in 0..self.current.len() {
+            if !eligible.allows(i) {
+                continue;
+            }
+            self.current[i] += self.weights[i];
+            total += self.weights[i];
+            if best.is_none_or(|b| self.current[i] > self.current[b]) {
+                best = Some(i);
+            }
+        }
+        let best = best?;
+        self.current[best] -= total;
+        Some(best)
     }
 }
 
@@ -55,11 +95,48 @@ impl Balancer for RoundRobin {
     fn observes_completions(&self) -> bool {
         false
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        if self.equal {
+            self.rotate_among(eligible)
+        } else {
+            self.smooth_among(eligible)
+        }
+    }
+
+    fn reshape(&mut self, members: &[bool], _available: &[bool]) {
+        // A health change keeps the current weights, as NGINX's peers keep
+        // theirs; a reload builds the peers afresh.
+        if members != self.members.as_slice() {
+            self.members = members.to_vec();
+            self.current.iter_mut().for_each(|c| *c = 0);
+            self.next = 0;
+        }
+    }
+
+    fn reweight(&mut self, weights: &[u32]) {
+        let weights: Vec<i64> = effective_weights(weights).into_iter().map(i64::from).collect();
+        if weights == self.weights {
+            return;
+        }
+        let equal = weights.windows(2).all(|w| w[0] == w[1]);
+        if self.equal && !equal {
+            // The rotation kept no current weights: start them from zero.
+            self.current.iter_mut().for_each(|c| *c = 0);
+        }
+        self.total = weights.iter().sum();
+        self.weights = weights;
+        self.equal = equal;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
     use rand::SeedableRng;
 
     fn sequence(weights: &[u32], picks: usize) -> alloc::string::String {
@@ -70,6 +147,35 @@ mod tests {
         let request = Pick { now_ms: 0.0, user: 1 };
         (0..picks)
             .map(|_| ["a", "b", "c"][rr.pick(&request, &mut rng)])
+            .collect::<alloc::vec::Vec<_>>()
+            .join(" ")
+    }
+
+    /// NGINX's `ngx_http_upstream_get_peer` re-derived: peers not allowed
+    /// are skipped (`continue` before `current_weight += ...`), `total`
+    /// sums the peers walked, `best` is the first of the highest.
+    fn nginx(weights: &[i64], current: &mut [i64], allowed: &[bool]) -> usize {
+        let (mut best, mut total) = (usize::MAX, 0);
+        for i in 0..weights.len() {
+            if !allowed[i] {
+                continue;
+            }
+            current[i] += weights[i];
+            total += weights[i];
+            if best == usize::MAX || current[i] > current[best] {
+                best = i;
+            }
+        }
+        current[best] -= total;
+        best
+    }
+
+    fn eligible_sequence(rr: &mut RoundRobin, available: &[bool], picks: usize) -> alloc::string::String {
+        let mut rng = Rng::seed_from_u64(0);
+        let request = Pick { now_ms: 0.0, user: 1 };
+        let eligible = Eligible { available, tried: &[], every_available: available.iter().all(|&a| a) };
+        (0..picks)
+            .map(|_| ["a", "b", "c"][rr.pick_eligible(&request, &mut rng, &eligible).unwrap()])
             .collect::<alloc::vec::Vec<_>>()
             .join(" ")
     }
@@ -85,5 +191,89 @@ mod tests {
     fn equal_weights_rotate() {
         assert_eq!(sequence(&[1, 1, 1], 7), "a b c a b c a");
         assert_eq!(sequence(&[3, 3, 3], 4), "a b c a");
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::RoundRobin, &checks::pool(&[1, 1, 1, 1]), 500);
+        checks::all_allowed_is_pick(AlgorithmId::RoundRobin, &checks::pool(&[5, 1, 1, 3]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::RoundRobin, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+        checks::never_refused(AlgorithmId::RoundRobin, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::RoundRobin, &checks::pool(&[1, 1, 1]));
+        checks::none_when_nothing_allowed(AlgorithmId::RoundRobin, &checks::pool(&[5, 1, 1]));
+    }
+
+    /// Weights 5, 1, 1 with b refused: NGINX walks a (5) and c (1) with
+    /// total 6: a5 c1 -> a; a4 c2 -> a; a3 c3 -> a (the first of equals);
+    /// a2 c4 -> c; a7 c-1 -> a; a6 c0 -> a; and again.
+    #[test]
+    fn a_refused_peer_leaves_nginx_sequence_over_the_rest() {
+        let pool = Pool { weights: alloc::vec![5, 1, 1], ..Pool::named(&["a", "b", "c"]) };
+        let without_b = [true, false, true];
+        let mut rr = RoundRobin::new(&pool);
+        assert_eq!(eligible_sequence(&mut rr, &without_b, 12), "a a a c a a a a a c a a");
+
+        // Refused midway, after "a a b": NGINX's walk from the current
+        // weights where they stand.
+        let mut rr = RoundRobin::new(&pool);
+        let mut current = [0i64; 3];
+        let everyone = [true; 3];
+        for _ in 0..3 {
+            assert_eq!(
+                eligible_sequence(&mut rr, &everyone, 1),
+                ["a", "b", "c"][nginx(&[5, 1, 1], &mut current, &everyone)]
+            );
+        }
+        for _ in 0..20 {
+            assert_eq!(
+                eligible_sequence(&mut rr, &without_b, 1),
+                ["a", "b", "c"][nginx(&[5, 1, 1], &mut current, &without_b)]
+            );
+        }
+    }
+
+    #[test]
+    fn equal_weights_rotate_past_refused_servers() {
+        let mut rr = RoundRobin::new(&Pool::named(&["a", "b", "c"]));
+        assert_eq!(eligible_sequence(&mut rr, &[true, false, true], 5), "a c a c a");
+        assert_eq!(eligible_sequence(&mut rr, &[true, true, true], 3), "b c a");
+    }
+
+    /// A `leave` is a reload: what follows is a fresh rotation over the
+    /// members, as a RoundRobin built over them alone.
+    #[test]
+    fn a_membership_change_restarts_over_the_members() {
+        let pool = Pool { weights: alloc::vec![4, 2, 1], ..Pool::named(&["a", "b", "c"]) };
+        let mut rr = RoundRobin::new(&pool);
+        eligible_sequence(&mut rr, &[true; 3], 5);
+        let members = [true, false, true];
+        rr.reshape(&members, &members);
+        let fresh = RoundRobin::new(&Pool { weights: alloc::vec![4, 1], ..Pool::named(&["a", "c"]) });
+        let mut fresh = fresh;
+        let mut rng = Rng::seed_from_u64(0);
+        let request = Pick { now_ms: 0.0, user: 1 };
+        let want: alloc::vec::Vec<&str> =
+            (0..10).map(|_| ["a", "c"][fresh.pick(&request, &mut rng)]).collect();
+        assert_eq!(eligible_sequence(&mut rr, &members, 10), want.join(" "));
+    }
+
+    /// Slow start's weights switch the rotation to smooth WRR and back.
+    #[test]
+    fn reweight_switches_between_rotation_and_smooth_weights() {
+        let mut rr = RoundRobin::new(&Pool::named(&["a", "b", "c"]));
+        let everyone = [true; 3];
+        assert_eq!(eligible_sequence(&mut rr, &everyone, 2), "a b");
+        rr.reweight(&[5 * 256, 256, 256]);
+        assert_eq!(eligible_sequence(&mut rr, &everyone, 7), "a a b a c a a");
+        rr.reweight(&[256, 256, 256]);
+        assert_eq!(eligible_sequence(&mut rr, &everyone, 3), "c a b");
     }
 }

@@ -5,31 +5,46 @@
 //! of `w`; with every weight 1 that is exactly `hash mod N`. Every server
 //! owns its weight's share of hash values whoever the users are, which is
 //! why a heavy user makes a hot server.
+//!
+//! In a fleet run membership is a config reload: a server outside the pool
+//! has weight 0 in the walk, so the modulus is the members' total. A
+//! server the pick may not take is passed as NGINX's `hash` passes it:
+//! rehash with the try number, `hash += h("{try}{key}")` (NGINX's
+//! `REHASH KEY`, here with the rule's own hash function and no 15-bit
+//! truncation), `w = hash mod total`, walk; after 20 tries, NGINX's
+//! fallback, smooth weighted round robin over the allowed servers. Each
+//! pick starts from try 0, so a retry goes through the same sequence of
+//! candidates and takes the first one not tried. Slow start does not apply
+//! (NGINX's hash keeps its weights).
 
 use alloc::vec::Vec;
 
-use super::{Balancer, Pick, Pool, Rng};
-use crate::hash::HashFn;
+use super::round_robin::RoundRobin;
+use super::{Balancer, Eligible, Pick, Pool, Rng};
+use crate::hash::{HashFn, KeyBuf};
+
+/// NGINX's `hash` gives up rehashing after this many tries.
+pub const REHASH_TRIES: u64 = 20;
 
 /// Hash of the user key modulo the pool's total weight, walked by weight.
 pub struct UserHash {
     hash: HashFn,
     /// Running sums of the weights; the last is the total.
     cumulative: Vec<u64>,
+    weights: Vec<u32>,
+    /// NGINX's fallback after the last rehash.
+    round_robin: RoundRobin,
 }
 
 impl UserHash {
     /// User hash over `pool` with the pool's hash function.
     pub fn new(pool: &Pool) -> UserHash {
-        let cumulative = pool
-            .weights
-            .iter()
-            .scan(0u64, |sum, &w| {
-                *sum += u64::from(w);
-                Some(*sum)
-            })
-            .collect();
-        UserHash { hash: pool.hash_or(HashFn::Fnv1a32), cumulative }
+        UserHash {
+            hash: pool.hash_or(HashFn::Fnv1a32),
+            cumulative: running_sums(pool.weights.iter().map(|&w| u64::from(w))),
+            weights: pool.weights.clone(),
+            round_robin: RoundRobin::new(pool),
+        }
     }
 
     /// The server owning hash `h`: NGINX's walk, `w -= weight` until
@@ -39,6 +54,15 @@ impl UserHash {
         let w = h % total;
         self.cumulative.partition_point(|&c| c <= w)
     }
+}
+
+fn running_sums(weights: impl Iterator<Item = u64>) -> Vec<u64> {
+    weights
+        .scan(0u64, |sum, w| {
+            *sum += w;
+            Some(*sum)
+        })
+        .collect()
 }
 
 impl Balancer for UserHash {
@@ -53,11 +77,40 @@ impl Balancer for UserHash {
     fn shared_by_copies(&self) -> bool {
         true
     }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        if !eligible.any() {
+            return None;
+        }
+        let key = request.key();
+        let mut h = self.hash.hash(key.as_bytes());
+        for attempt in 1..=REHASH_TRIES {
+            let server = self.owner(h);
+            if eligible.allows(server) {
+                return Some(server);
+            }
+            let mut rehash = KeyBuf::new("", attempt);
+            rehash.push_bytes(key.as_bytes());
+            h = h.wrapping_add(self.hash.hash(rehash.as_bytes()));
+        }
+        self.round_robin.pick_eligible(request, rng, eligible)
+    }
+
+    fn reshape(&mut self, members: &[bool], available: &[bool]) {
+        let weights = self.weights.iter().zip(members).map(|(&w, &m)| if m { u64::from(w) } else { 0 });
+        self.cumulative = running_sums(weights);
+        self.round_robin.reshape(members, available);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::balancer::{checks, AlgorithmId};
+    use rand::SeedableRng;
 
     /// NGINX's loop re-derived: `w = hash % total; while w >= weight { w -=
     /// weight; next }`.
@@ -79,6 +132,92 @@ mod tests {
         for h in (0..10_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)) {
             assert_eq!(uh.owner(h), nginx(h, &[5, 1, 2]));
             assert_eq!(unit.owner(h), (h % 4) as usize);
+        }
+    }
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        checks::all_allowed_is_pick(AlgorithmId::UserHash, &checks::pool(&[1, 1, 1, 1]), 500);
+        checks::all_allowed_is_pick(AlgorithmId::UserHash, &checks::pool(&[5, 1, 1, 3]), 500);
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        checks::never_refused(AlgorithmId::UserHash, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+        checks::never_refused(AlgorithmId::UserHash, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        checks::none_when_nothing_allowed(AlgorithmId::UserHash, &checks::pool(&[1, 1, 1]));
+    }
+
+    /// A `leave` is a reload: over the members, user-hash is UserHash
+    /// built over the member pool (mod N over the members), index-mapped.
+    #[test]
+    fn reshaped_membership_is_user_hash_over_the_members() {
+        for weights in [[1, 1, 1, 1, 1, 1], [3, 1, 2, 5, 1, 4]] {
+            let pool = checks::pool(&weights);
+            let members = [true, false, true, true, false, true];
+            let kept: Vec<usize> = (0..6).filter(|&i| members[i]).collect();
+            let names: Vec<&str> = kept.iter().map(|&i| pool.names[i].as_str()).collect();
+            let sub = Pool { weights: kept.iter().map(|&i| weights[i]).collect(), ..Pool::named(&names) };
+            let mut over_members = UserHash::new(&sub);
+            let mut reshaped = UserHash::new(&pool);
+            reshaped.reshape(&members, &members);
+            let mut rng = Rng::seed_from_u64(0);
+            let eligible = Eligible { available: &members, tried: &[], every_available: false };
+            for user in 1..=2_000 {
+                let request = Pick { now_ms: 0.0, user };
+                let want = kept[over_members.pick(&request, &mut rng)];
+                assert_eq!(reshaped.pick_eligible(&request, &mut rng, &eligible), Some(want), "user {user}");
+            }
+        }
+    }
+
+    /// A refused home: the candidates are NGINX's rehash sequence,
+    /// `hash += h("{try}{key}")`, re-derived here by hand.
+    #[test]
+    fn a_refused_server_rehashes_with_the_try_number() {
+        let pool = checks::pool(&[1, 1, 1, 1, 1]);
+        let mut uh = UserHash::new(&pool);
+        let mut rng = Rng::seed_from_u64(0);
+        let hash = HashFn::Fnv1a32;
+        let mut moved = 0;
+        for user in 1..=500u32 {
+            let key = alloc::format!("user-{user}");
+            let home = (hash.hash(key.as_bytes()) % 5) as usize;
+            let tried = [home as u32];
+            let available = [true; 5];
+            let eligible = Eligible { available: &available, tried: &tried, every_available: true };
+            let mut h = hash.hash(key.as_bytes());
+            let mut want = None;
+            for t in 1..=20 {
+                h += hash.hash(alloc::format!("{t}{key}").as_bytes());
+                if (h % 5) as usize != home {
+                    want = Some((h % 5) as usize);
+                    break;
+                }
+            }
+            let got = uh.pick_eligible(&Pick { now_ms: 0.0, user }, &mut rng, &eligible);
+            assert_eq!(got, want, "user {user}");
+            moved += usize::from(got != Some(home));
+        }
+        assert_eq!(moved, 500);
+    }
+
+    /// With one allowed server that no rehash reaches within 20 tries the
+    /// round robin fallback still finds it.
+    #[test]
+    fn after_twenty_tries_round_robin_finds_the_allowed_server() {
+        let pool = checks::pool(&[1; 64]);
+        let mut uh = UserHash::new(&pool);
+        let mut rng = Rng::seed_from_u64(0);
+        let mut available = [false; 64];
+        available[17] = true;
+        let eligible = Eligible { available: &available, tried: &[], every_available: false };
+        for user in 1..=300 {
+            assert_eq!(uh.pick_eligible(&Pick { now_ms: 0.0, user }, &mut rng, &eligible), Some(17));
         }
     }
 }
