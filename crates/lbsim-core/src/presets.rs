@@ -89,6 +89,32 @@ fn herding() -> Scenario {
     Scenario { servers: 64, slots: 1, balancers: 64, load: 0.8, ..Scenario::default() }
 }
 
+/// A scenario of the fleet over time: the mixed lab with these settings.
+fn fleet(link: &[(&str, &str)]) -> Scenario {
+    let mut s = Scenario::default();
+    for (key, value) in link {
+        // Fixed text of our own, checked by the preset tests.
+        let _ = s.set(key, value);
+    }
+    s
+}
+
+fn black_hole() -> Scenario {
+    fleet(&[("events", "20s:s3:fail")])
+}
+
+fn crash() -> Scenario {
+    fleet(&[("events", "20s:s4:crash,40s:s4:recover"), ("max-fails", "0"), ("check-ms", "2000")])
+}
+
+fn slow_node() -> Scenario {
+    fleet(&[("events", "20s:s2:slow=0.2,40s:s2:recover")])
+}
+
+fn cold_start() -> Scenario {
+    fleet(&[("servers", "5"), ("events", "20s:s5:join"), ("warmup-ms", "15000")])
+}
+
 fn theory() -> Scenario {
     Scenario {
         servers: 1,
@@ -174,6 +200,54 @@ pub const PRESETS: &[Preset] = &[
             focus: &[AlgorithmId::Random, AlgorithmId::LeastConnections, AlgorithmId::PowerOfTwo],
         },
         build: herding,
+    },
+    Preset {
+        id: "black-hole",
+        title: "A black hole: s3 fails fast",
+        lesson: "LESSON",
+        remapping: false,
+        view: LessonView {
+            class: RequestClass::All,
+            tail: false,
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
+        },
+        build: black_hole,
+    },
+    Preset {
+        id: "crash",
+        title: "A crash that health checks must notice",
+        lesson: "LESSON",
+        remapping: false,
+        view: LessonView {
+            class: RequestClass::All,
+            tail: false,
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
+        },
+        build: crash,
+    },
+    Preset {
+        id: "slow-node",
+        title: "A node slows down and recovers",
+        lesson: "LESSON",
+        remapping: false,
+        view: LessonView {
+            class: RequestClass::Quick,
+            tail: true,
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections, AlgorithmId::PowerOfTwo],
+        },
+        build: slow_node,
+    },
+    Preset {
+        id: "cold-start",
+        title: "A cold server joins",
+        lesson: "LESSON",
+        remapping: false,
+        view: LessonView {
+            class: RequestClass::Quick,
+            tail: true,
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
+        },
+        build: cold_start,
     },
     Preset {
         id: "theory",

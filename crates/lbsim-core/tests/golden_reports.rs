@@ -8,8 +8,12 @@ use lbsim_core::presets::PRESETS;
 use lbsim_core::{run, Scenario};
 
 fn scenarios() -> Vec<(String, Scenario)> {
-    let mut all: Vec<(String, Scenario)> =
-        PRESETS.iter().map(|p| (format!("preset {}", p.id), p.scenario())).collect();
+    // Presets of the fleet over time came after the capture.
+    let mut all: Vec<(String, Scenario)> = PRESETS
+        .iter()
+        .filter(|p| !p.scenario().uses_fleet())
+        .map(|p| (format!("preset {}", p.id), p.scenario()))
+        .collect();
     let base = Scenario { requests: 6_000, ..Scenario::default() };
     let links = [
         "v=1&balancers=3",

@@ -126,3 +126,49 @@ fn names_from_json_are_checked_one_by_one() {
         assert_eq!(scenario.validate().expect_err("a bad name").field, "names");
     }
 }
+
+mod events {
+    use lbsim_core::fleet::events::{Event, EventKind, Events};
+    use lbsim_core::url;
+    use lbsim_core::Scenario;
+    use proptest::prelude::*;
+
+    fn kind() -> impl Strategy<Value = EventKind> {
+        prop_oneof![
+            (1u32..=10_000).prop_map(|f| EventKind::Slow(f64::from(f) / 100.0)),
+            Just(EventKind::Fail),
+            Just(EventKind::Crash),
+            Just(EventKind::Recover),
+            Just(EventKind::Join),
+            Just(EventKind::Leave),
+        ]
+    }
+
+    fn event() -> impl Strategy<Value = Event> {
+        (0u64..=86_400_000, "[a-z][a-z0-9:_-]{0,12}", kind()).prop_map(|(at_ms, server, kind)| Event {
+            at_ms,
+            server,
+            kind,
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_events_list_round_trips_through_its_text(mut list in proptest::collection::vec(event(), 0..64)) {
+            list.sort_by_key(|e| e.at_ms);
+            let events = Events(list);
+            prop_assert_eq!(Events::parse(&events.to_string()), Ok(events.clone()));
+            let json = serde_json::to_string(&events).expect("serializes");
+            prop_assert_eq!(serde_json::from_str::<Events>(&json).expect("parses"), events);
+        }
+    }
+
+    #[test]
+    fn a_link_carries_events_in_canonical_form() {
+        let mut s = Scenario::default();
+        s.set("events", "40s:s3:recover,20000ms:s3:fail").expect("valid");
+        let link = url::encode(&s);
+        assert!(link.contains("events=20s:s3:fail,40s:s3:recover"), "{link}");
+        assert_eq!(url::decode_strict(&link), Ok(s));
+    }
+}

@@ -37,7 +37,9 @@ impl Passive {
     /// window is taken half-open, so its end is an instant the engine can
     /// schedule.)
     pub fn excludes(&self, s: usize, now: f64) -> bool {
-        self.max_fails > 0 && self.fails[s] >= self.max_fails && now - self.checked[s] < self.timeout_ms
+        // `until` is computed one way everywhere, so a timer set for it
+        // finds the window over.
+        self.max_fails > 0 && self.fails[s] >= self.max_fails && now < self.until(s)
     }
 
     /// When the exclusion of `s` ends, if it is excluded.
@@ -47,7 +49,7 @@ impl Passive {
 
     /// `s` was picked at `now`: past the window, this pick is the trial.
     pub fn picked(&mut self, s: usize, now: f64) {
-        if now - self.checked[s] >= self.timeout_ms {
+        if now >= self.until(s) {
             self.checked[s] = now;
         }
     }
