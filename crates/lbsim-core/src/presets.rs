@@ -204,7 +204,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "black-hole",
         title: "A black hole: s3 fails fast",
-        lesson: "LESSON",
+        lesson: "From 20 s, s3 answers every request with a 500 after 1 ms: a black hole. Least connections sees s3's                  count drop fastest and sends it 58% of all requests, nearly all of which fail (49% of requests                  end in an error); round robin keeps sending it its quarter (16%). With NGINX's defaults a 500                  is not a failure, so the passive check never marks s3 down. Set count-5xx to 1: the first 500                  takes s3 out for fail-timeout-ms, and least connections loses 4 requests, one trial per 10 s.",
         remapping: false,
         view: LessonView {
             class: RequestClass::All,
@@ -216,7 +216,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "crash",
         title: "A crash that health checks must notice",
-        lesson: "LESSON",
+        lesson: "s4 crashes at 20 s and comes back at 40 s. Passive checks are off (max-fails 0); active checks probe                  every 2 s and mark s4 down on the third failed probe, 4 to 6 s after the crash (check-ms x fall                  decides it). Until then every request sent to s4 is lost: round robin loses 487, its quarter for                  about 5 s; least connections loses 1,480, because a server that refuses at once looks idle. Set                  retries to 1 and no request is lost (each goes on to another server); set max-fails to 1 and the                  first failure takes s4 out (5 lost); a shorter check-ms narrows the window.",
         remapping: false,
         view: LessonView {
             class: RequestClass::All,
@@ -228,7 +228,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "slow-node",
         title: "A node slows down and recovers",
-        lesson: "LESSON",
+        lesson: "From 20 s to 40 s, s2 runs at a fifth of its speed. Round robin keeps sending it a quarter of the                  traffic, more than it can serve: its queue grows past 1,200 and the quick-request p99 reaches                  13.8 s. Least connections and two choices see s2's requests pile up and send the rest                  elsewhere: quick p99 100 ms and 108 ms. No health check helps here, since s2 never fails: only a                  rule that watches the load routes around it.",
         remapping: false,
         view: LessonView {
             class: RequestClass::Quick,
@@ -240,7 +240,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "cold-start",
         title: "A cold server joins",
-        lesson: "LESSON",
+        lesson: "s5 joins at 20 s, cold: it starts at a quarter of its speed and warms up over 15 s. Round robin gives it a                  full fifth of the traffic at once and its queue grows to 155 while it warms (quick p99 1.9 s).                  Least connections sends it a short burst (its count starts at zero) and then only what it                  finishes, so it never queues (quick p99 39 ms). Set slow-start-ms to 15000: round robin's weight                  for s5 ramps up as Envoy's slow start does, and its quick p99 falls to 84 ms.",
         remapping: false,
         view: LessonView {
             class: RequestClass::Quick,
