@@ -172,3 +172,24 @@ mod events {
         assert_eq!(url::decode_strict(&link), Ok(s));
     }
 }
+
+#[test]
+fn bad_events_name_the_field_the_item_and_what_is_allowed() {
+    let cases = [
+        ("20s:s9:fail", "20s:s9:fail", "a server of the pool"),
+        ("20s:s1:explode", "20s:s1:explode", "KIND one of"),
+        ("20x:s1:fail", "20x:s1:fail", "TIME in ms or s"),
+        ("20s:s1:join,30s:s1:join", "30s:s1:join", "a join of a server outside the pool"),
+        ("20s:s1:leave,30s:s1:leave", "30s:s1:leave", "a leave of a server in the pool"),
+        ("20s:s1:recover", "20s:s1:recover", "a recover after"),
+    ];
+    for (events, item, allowed) in cases {
+        let mut s = lbsim_core::Scenario::default();
+        let err = s.set("events", events).and_then(|()| s.validate()).expect_err(events);
+        assert_eq!((err.field.as_str(), err.value.as_str()), ("events", item), "{events}");
+        assert!(err.allowed.contains(allowed), "{events}: {}", err.allowed);
+    }
+    let many: Vec<String> = (0..65).map(|i| format!("{i}s:s1:slow=0.5")).collect();
+    let err = lbsim_core::Scenario::default().set("events", &many.join(",")).expect_err("65 events");
+    assert!(err.value.contains("65 events") && err.allowed.contains("at most 64"));
+}
