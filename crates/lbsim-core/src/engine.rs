@@ -116,7 +116,7 @@ type Completion = (u64, u32);
 pub(crate) struct AlgorithmRun {
     algorithm: AlgorithmId,
     pub(crate) copies: Vec<Box<dyn Balancer>>,
-    observes: bool,
+    pub(crate) observes: bool,
     pub(crate) rng: Rng,
     pub(crate) servers: Vec<Server>,
     completions: BinaryHeap<Reverse<Completion>>,

@@ -47,6 +47,12 @@ impl Passive {
         self.checked[s] + self.timeout_ms
     }
 
+    /// Whether `s` has no failure on record (a success would change
+    /// nothing).
+    pub fn is_clean(&self, s: usize) -> bool {
+        self.fails[s] == 0
+    }
+
     /// `s` was picked at `now`: past the window, this pick is the trial.
     pub fn picked(&mut self, s: usize, now: f64) {
         if now >= self.until(s) {
@@ -134,6 +140,12 @@ impl Outlier {
     /// An attempt on `s` succeeded.
     pub fn succeeded(&mut self, s: usize) {
         self.consecutive[s] = 0;
+    }
+
+    /// Whether `s` has no error in its current run (a success would change
+    /// nothing).
+    pub fn is_clean(&self, s: usize) -> bool {
+        self.consecutive[s] == 0
     }
 }
 

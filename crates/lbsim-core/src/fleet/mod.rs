@@ -28,7 +28,7 @@ use self::health::{slow_start_factor, Active, Downtime, Outlier, Passive};
 use self::timeline::Timeline;
 use crate::balancer::{Eligible, Pick, Pool};
 use crate::engine::{bits, AlgorithmRun};
-use crate::report::{summarize, Percentiles, QUEUE_BUCKETS};
+use crate::report::{percentiles, Percentiles, QUEUE_BUCKETS};
 use crate::scenario::{CheckKind, Scenario};
 use crate::workload::Workload;
 
@@ -62,6 +62,8 @@ pub struct Attempt {
     pub done_ms: f64,
     /// How it ended.
     pub outcome: Outcome,
+    /// Whether a crash failed it after it was sent.
+    pub aborted: bool,
     settled: bool,
 }
 
@@ -80,6 +82,9 @@ struct CopyHealth {
     reweighted: bool,
     /// Weights for the rule, given at its next pick.
     weights: Option<Vec<u32>>,
+    /// Per server: attempts this copy sent that will end in an error and
+    /// have not ended yet.
+    pending_errors: Vec<u32>,
 }
 
 impl CopyHealth {
@@ -121,6 +126,17 @@ pub(crate) struct State {
     check_ms: f64,
     check: CheckKind,
     next_probe: u64,
+    probe_ms: f64,
+    /// Per server: the times it starts to fail or crashes, in order.
+    troubles: Vec<Vec<f64>>,
+    /// Per server: its crash times, in order.
+    crashes: Vec<Vec<f64>>,
+    /// Whether passive checks or outlier detection watch successes.
+    health_watches: bool,
+    /// Whether the rule reads completions.
+    observes: bool,
+    /// Attempts sent, with or without a record.
+    sent: u64,
     /// Ends of exclusions and ejections: (time, copy, server).
     timers: BinaryHeap<Reverse<(u64, u32, u32)>>,
     next_tick: f64,
@@ -160,7 +176,7 @@ impl State {
         let timeline = Timeline::new(scenario);
         let members: Vec<bool> = (0..n).map(|s| timeline.at(s, 0.0).member).collect();
         let outside = members.iter().filter(|&&m| !m).count();
-        let events = scenario
+        let events: Vec<(f64, usize, EventKind)> = scenario
             .events
             .0
             .iter()
@@ -180,10 +196,27 @@ impl State {
                 ramp_since: alloc::vec![None; n],
                 reweighted: false,
                 weights: None,
+                pending_errors: alloc::vec![0; n],
             })
             .collect();
-        State {
+        let mut troubles = alloc::vec![Vec::new(); n];
+        let mut crashes = alloc::vec![Vec::new(); n];
+        for &(t, s, kind) in &events {
+            if matches!(kind, EventKind::Fail | EventKind::Crash) {
+                troubles[s].push(t);
+            }
+            if kind == EventKind::Crash {
+                crashes[s].push(t);
+            }
+        }
+        let mut state = State {
             timeline,
+            troubles,
+            crashes,
+            health_watches: scenario.max_fails > 0 || scenario.outlier_5xx > 0,
+            observes: run.observes,
+            sent: 0,
+            probe_ms: f64::INFINITY,
             events,
             next_event: 0,
             members,
@@ -214,7 +247,9 @@ impl State {
             server_errors: alloc::vec![0; n],
             requests_series: alloc::vec![alloc::vec![0; QUEUE_BUCKETS]; n],
             keep_log,
-        }
+        };
+        state.probe_ms = state.probe_time(0);
+        state
     }
 
     fn bucket(run: &AlgorithmRun, t: f64) -> usize {
@@ -223,17 +258,18 @@ impl State {
 
     /// The time of the next probe, timer or slow-start tick.
     fn next_health(&self) -> f64 {
-        let n = self.members.len() as u64;
-        let probe = if self.check_ms > 0.0 {
-            // Probe j checks server j mod N at (j / N + (j mod N) / N) x
-            // interval: every server once per interval, spread evenly.
-            let (k, i) = (self.next_probe / n, self.next_probe % n);
-            (k as f64 + i as f64 / n as f64) * self.check_ms
-        } else {
-            f64::INFINITY
-        };
         let timer = self.timers.peek().map_or(f64::INFINITY, |Reverse((t, _, _))| f64::from_bits(*t));
-        probe.min(timer).min(self.next_tick)
+        self.probe_ms.min(timer).min(self.next_tick)
+    }
+
+    /// When probe `j` runs: it checks server j mod N at (j / N + (j mod N)
+    /// / N) x interval, so every server once per interval, spread evenly.
+    fn probe_time(&self, j: u64) -> f64 {
+        if self.check_ms <= 0.0 {
+            return f64::INFINITY;
+        }
+        let n = self.members.len() as u64;
+        ((j / n) as f64 + (j % n) as f64 / n as f64) * self.check_ms
     }
 
     /// Runs up to `budget` more arrivals; true when the run is over.
@@ -318,6 +354,7 @@ impl State {
             a.start_ms = a.start_ms.min(t);
             a.done_ms = t;
             a.outcome = Outcome::Connection;
+            a.aborted = true;
             self.ends.push(Reverse((bits(t), id)));
         }
         let slots = server.slots.len();
@@ -341,6 +378,7 @@ impl State {
         let n = self.members.len() as u64;
         let s = (self.next_probe % n) as usize;
         self.next_probe += 1;
+        self.probe_ms = self.probe_time(self.next_probe);
         if !self.members[s] {
             return;
         }
@@ -439,7 +477,7 @@ impl State {
     ) {
         let request = &workload.requests[index as usize];
         let c = usize::from(request.copy).min(run.copies.len() - 1);
-        let mut tried = [0u32; 12];
+        let mut tried = [0u32; 11];
         let mut count = 0;
         let mut at = previous;
         while let Some(a) = at {
@@ -476,10 +514,12 @@ impl State {
             self.refresh(c, s, now, false);
         }
         self.requests_series[s][Self::bucket(run, now)] += 1;
+        self.sent += 1;
         let server = &mut run.servers[s];
         server.requests += 1;
         let id = self.attempts.len() as u32;
         let condition = self.timeline.at(s, now);
+        let mut at_risk = false;
         let (start, done, outcome) = if condition.crashed {
             (now, now + self.connect_ms, Outcome::Connection)
         } else {
@@ -499,10 +539,31 @@ impl State {
             if start > now {
                 server.queue.enqueue(start);
             }
-            self.in_flight[s].push(id);
+            // Only a crash undoes a fixed outcome; the crashes are known.
+            at_risk = self.crashes[s].iter().any(|&c| c > now && c <= done);
             (start, done, outcome)
         };
         self.wait_of[index as usize] += start - now;
+        // Most attempts end as fixed at dispatch and nothing waits for their
+        // end: answered now, with no record and no event. An end is an
+        // event when it is an error (retries, health), when the rule reads
+        // completions, when health watches successes on a server that has
+        // had trouble, or when a crash may undo it.
+        let event = outcome != Outcome::Ok
+            || self.observes
+            || at_risk
+            || self.keep_log
+            || (self.health_watches && !self.success_is_moot(c, s, now, done));
+        if !event {
+            self.answer(run, workload, index, done, true);
+            return;
+        }
+        if at_risk {
+            self.in_flight[s].push(id);
+        }
+        if outcome != Outcome::Ok {
+            self.health[c].pending_errors[s] += 1;
+        }
         self.attempts.push(Attempt {
             request: index,
             server: s as u32,
@@ -512,6 +573,7 @@ impl State {
             start_ms: start,
             done_ms: done,
             outcome,
+            aborted: false,
             settled: false,
         });
         self.ends.push(Reverse((bits(done), id)));
@@ -522,6 +584,17 @@ impl State {
             let attempts = &self.attempts;
             list.retain(|&a| !attempts[a as usize].settled);
         }
+    }
+
+    /// Whether a success of copy `c` on `s` at `done` would change no health
+    /// state: nothing on record now, no error of it on the way, and no
+    /// trouble of `s` starting before then, so no error can land first.
+    fn success_is_moot(&self, c: usize, s: usize, now: f64, done: f64) -> bool {
+        let h = &self.health[c];
+        h.passive.is_clean(s)
+            && h.outlier.is_clean(s)
+            && h.pending_errors[s] == 0
+            && !self.troubles[s].iter().any(|&t| t > now && t <= done)
     }
 
     fn end_attempt(&mut self, run: &mut AlgorithmRun, workload: &Workload) {
@@ -538,6 +611,9 @@ impl State {
         run.copies[c].completed(s, t, t - a.sent_ms);
         let members = self.members.iter().filter(|&&m| m).count();
         let h = &mut self.health[c];
+        if a.outcome != Outcome::Ok && !a.aborted {
+            h.pending_errors[s] -= 1;
+        }
         if a.outcome == Outcome::Ok {
             h.passive.succeeded(s);
             h.outlier.succeeded(s);
@@ -600,9 +676,10 @@ impl State {
                 requests_series: self.requests_series[s].clone(),
             })
             .collect();
-        let ok = (self.errors > 0).then(|| summarize(&[&self.ok_latencies]).0 .0);
+        let mut ok_latencies = self.ok_latencies;
+        let ok = (self.errors > 0).then(|| percentiles(&mut ok_latencies));
         Finished {
-            attempts: self.attempts.len() as u64,
+            attempts: self.sent,
             errors: self.errors,
             retries: self.retries,
             ok,
