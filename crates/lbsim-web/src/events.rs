@@ -157,7 +157,8 @@ pub fn wire() {
     if let Some(list) = by_id::<Element>("event-rows") {
         on(&list, "change", |_| commit());
         on(&list, "click", |e: DomEvent| {
-            let Some(button) = crate::dom::target::<Element>(&e).and_then(|t| t.closest(".ev-remove").ok()?)
+            let Some(button) =
+                crate::dom::target::<Element>(&e).and_then(|t| t.closest(".ev-remove").ok()?)
             else {
                 return;
             };
