@@ -33,6 +33,7 @@ const VIEWS = [
   { name: "full page", path: "", size: {} },
   { name: "embed", path: "?embed=1&controls=slow-share,zipf,seed", size: { width: 800, height: 900 } },
   { name: "phone", path: "", size: PHONE },
+  { name: "fleet, Health open", path: "#v=1&events=20s:s3:fail,40s:s3:recover", size: {}, health: true },
 ];
 
 for (const view of VIEWS) {
@@ -41,6 +42,10 @@ for (const view of VIEWS) {
       const { page, context, errors } = await open(env.browser, { colorScheme, ...view.size });
       await page.goto(env.server.base + view.path);
       await ready(page);
+      if (view.health) {
+        await page.locator("#health-group summary").click();
+        assert.equal(await page.locator("#event-rows .event-row").count(), 2);
+      }
       assert.deepEqual(await violations(page), []);
       assert.deepEqual(errors, []);
       await context.close();

@@ -38,7 +38,7 @@ pub const LAYOUT: &[(&str, &str, &str)] = &[
     ("hash", "hashing", "hash function"),
     ("vnodes", "hashing", "ring points per weight"),
     ("balance-factor", "hashing", "bounded-load factor (%)"),
-    ("events", "events", "events (as text)"),
+    ("events", "events", "events"),
     ("retries", "health", "retries"),
     ("count-5xx", "health", "count 5xx as failed (1 = yes)"),
     ("error-ms", "health", "500 answered after (ms)"),
