@@ -109,3 +109,22 @@ test("on a phone the lesson and the first plot come first, nothing is clipped, t
     await context.close();
   }
 });
+
+test("on a phone the fleet's plots keep their text inside and the events editor's targets are large enough", async () => {
+  for (const colorScheme of ["light", "dark"]) {
+    const { page, context, errors } = await open(env.browser, { colorScheme, ...PHONE });
+    await page.goto(env.server.base + "#v=1&events=20s:s3:fail,40s:s3:recover");
+    await ready(page);
+    for (const id of ["queues", "errors", "requests"]) {
+      assert.ok(await titleInside(page, id), `#${id}: text runs off the canvas`);
+    }
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, "no sideways scroll");
+    const small = await page.$$eval("#event-rows input, #event-rows select, #event-rows button, #add-event", (es) =>
+      es.map((e) => ({ e: e.getAttribute("aria-label") ?? e.id, r: e.getBoundingClientRect() }))
+        .filter(({ r }) => r.width < 24 || r.height < 24).map(({ e }) => e));
+    assert.deepEqual(small, [], "touch targets at least 24 x 24 px");
+    await screenshot(page, `phone-fleet-${colorScheme}.png`, { fullPage: false });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
