@@ -33,6 +33,7 @@ const VIEWS = [
   { name: "full page", path: "", size: {} },
   { name: "embed", path: "?embed=1&controls=slow-share,zipf,seed", size: { width: 800, height: 900 } },
   { name: "phone", path: "", size: PHONE },
+  { name: "fleet, Health open", path: "#v=1&events=20s:s3:fail,40s:s3:recover", size: {}, health: true },
 ];
 
 for (const view of VIEWS) {
@@ -41,6 +42,10 @@ for (const view of VIEWS) {
       const { page, context, errors } = await open(env.browser, { colorScheme, ...view.size });
       await page.goto(env.server.base + view.path);
       await ready(page);
+      if (view.health) {
+        await page.locator("#health-group summary").click();
+        assert.equal(await page.locator("#event-rows .event-row").count(), 2);
+      }
       assert.deepEqual(await violations(page), []);
       assert.deepEqual(errors, []);
       await context.close();
@@ -100,6 +105,25 @@ test("on a phone the lesson and the first plot come first, nothing is clipped, t
         .filter((r) => r.w < 24 || r.h < 24));
     assert.deepEqual(small, [], "touch targets at least 24 x 24 px");
     await screenshot(page, `phone-${colorScheme}.png`, { fullPage: false });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test("on a phone the fleet's plots keep their text inside and the events editor's targets are large enough", async () => {
+  for (const colorScheme of ["light", "dark"]) {
+    const { page, context, errors } = await open(env.browser, { colorScheme, ...PHONE });
+    await page.goto(env.server.base + "#v=1&events=20s:s3:fail,40s:s3:recover");
+    await ready(page);
+    for (const id of ["queues", "errors", "requests"]) {
+      assert.ok(await titleInside(page, id), `#${id}: text runs off the canvas`);
+    }
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, "no sideways scroll");
+    const small = await page.$$eval("#event-rows input, #event-rows select, #event-rows button, #add-event", (es) =>
+      es.map((e) => ({ e: e.getAttribute("aria-label") ?? e.id, r: e.getBoundingClientRect() }))
+        .filter(({ r }) => r.width < 24 || r.height < 24).map(({ e }) => e));
+    assert.deepEqual(small, [], "touch targets at least 24 x 24 px");
+    await screenshot(page, `phone-fleet-${colorScheme}.png`, { fullPage: false });
     assert.deepEqual(errors, []);
     await context.close();
   }

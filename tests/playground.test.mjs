@@ -122,6 +122,108 @@ test("a link restores every control and gives the numbers of the native core and
   await context.close();
 });
 
+test("a fleet link shows the errors column and the fleet's plots, with the numbers of lbsim run --url", async () => {
+  const link = "#v=1&events=20s:s3:fail";
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + link);
+  await ready(page);
+  const heads = await page.$$eval("#results thead th[data-key]:not([hidden])", (ths) => ths.map((th) => th.dataset.key));
+  assert.ok(heads.includes("errors") && heads.includes("error-share"), `errors columns shown: ${heads}`);
+  assert.ok(!heads.includes("retries"), "no retries column without retries");
+  const native = nativeReport({ events: "20s:s3:fail" });
+  assert.deepEqual(await tableValues(page), expectedTable(native));
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")]);
+  const json = JSON.parse(await readFile(await download.path(), "utf8"));
+  assert.deepEqual(json, native, "the JSON download is the native report");
+  const cli = cliReport(env.server.base + link);
+  if (cli) assert.deepEqual(json, cli, "and what `lbsim run --url` prints for the same link");
+  const drawn = Object.fromEntries((await drawnShares(page)).map((c) => [c.id, c.share]));
+  for (const id of ["errors", "requests", "queues"]) assert.ok(drawn[id] > 0.01, `#${id} drawn (${drawn[id]})`);
+  // Retries add their column; a scenario without events hides the fleet's plots again.
+  // (A 500 is retried only when it counts as failed, as NGINX's http_500.)
+  await page.locator("#health-group summary").click();
+  for (const [key, value] of [["count-5xx", "1"], ["retries", "1"]]) {
+    await page.locator(`input[name=${key}]`).fill(value);
+    await page.locator(`input[name=${key}]`).press("Enter");
+    await page.waitForFunction((k) => location.hash.includes(k), `${key}=${value}`);
+  }
+  await ready(page);
+  await page.waitForFunction(() => !document.querySelector('#results thead th[data-key=retries]').hidden);
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ events: "20s:s3:fail", "count-5xx": true, retries: 1 })));
+  await page.goto(env.server.base + "#v=1&seed=3");
+  await ready(page);
+  assert.equal(await page.locator("canvas#errors").isVisible(), false);
+  assert.equal(await page.locator("input[name=retries]").isDisabled(), true, "health settings apply only with events");
+  assert.equal(await page.locator('#results thead th[data-key=errors]').isHidden(), true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("the events editor adds and removes rows, and the link's events= follows", async () => {
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + "#v=1&events=20s:s3:fail");
+  await ready(page);
+  assert.equal(await page.locator("#event-rows .event-row").count(), 1);
+  assert.equal(await page.locator("input[name=retries]").isDisabled(), false);
+  // Keyboard only: focus "add event" and press Enter.
+  await page.locator("#add-event").focus();
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => location.hash.includes("events=20s:s3:fail,30s:s1:slow=0.5"));
+  await ready(page);
+  assert.equal(await page.locator("#event-rows .event-row").count(), 2);
+  // Edit the new row: s2, crash at 25 s (typed as a bare number of seconds).
+  const row = page.locator("#event-rows .event-row").nth(1);
+  await row.locator(".ev-server").selectOption("s2");
+  await page.waitForFunction(() => location.hash.includes("30s:s2:slow=0.5"));
+  await row.locator(".ev-kind").selectOption("crash");
+  await page.waitForFunction(() => location.hash.includes("30s:s2:crash"));
+  const time = page.locator("#event-rows .event-row").nth(1).locator(".ev-time");
+  await time.fill("25");
+  await time.press("Enter");
+  await page.waitForFunction(() => location.hash.endsWith("events=20s:s3:fail,25s:s2:crash"));
+  await ready(page);
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ events: "20s:s3:fail,25s:s2:crash" })));
+  // Remove the first row with the keyboard.
+  await page.locator("#event-rows .ev-remove").first().focus();
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => location.hash.endsWith("events=25s:s2:crash"));
+  assert.equal(await page.locator("#event-rows .event-row").count(), 1);
+  // Fewer servers drop the events of the servers gone, with a notice.
+  await page.locator("input[name=servers]").fill("2");
+  await page.locator("input[name=servers]").press("Enter");
+  await page.waitForFunction(() => location.hash.includes("servers=2"));
+  await ready(page);
+  assert.equal(await page.locator("#event-rows .event-row").count(), 1, "s2 stays");
+  await page.locator("input[name=servers]").fill("1");
+  await page.locator("input[name=servers]").press("Enter");
+  await page.waitForFunction(() => !location.hash.includes("events="));
+  assert.match(await page.locator("#notice").innerText(), /1 event\(s\) named a server no longer in the pool/);
+  assert.equal(await page.locator("#event-rows .event-row").count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a bad event names events, is marked aria-invalid and keeps the last result", async () => {
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base + "#v=1&events=20s:s3:fail");
+  await ready(page);
+  const before = await tableValues(page);
+  const run = await page.getAttribute("body", "data-run-id");
+  const text = page.locator("input[name=events]");
+  await text.fill("20s:s9:fail");
+  await text.press("Enter");
+  await page.waitForFunction(() => document.querySelector("#c-events-error").textContent.length > 0);
+  assert.match(await page.locator("#c-events-error").innerText(), /^events: .*s9/);
+  assert.equal(await text.getAttribute("aria-invalid"), "true");
+  assert.match(await page.locator("#stale").innerText(), /events: 20s:s3:fail/);
+  await page.waitForTimeout(200);
+  assert.equal(await page.getAttribute("body", "data-run-id"), run, "a bad event never runs");
+  assert.deepEqual(await tableValues(page), before);
+  assert.match(new URL(page.url()).hash, /events=20s:s3:fail$/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a bad link names each bad key and value, as text, and uses the rest", async () => {
   const { page, context, errors } = await open(env.browser);
   await page.goto(env.server.base + "#v=1&servers=0&colour=blue&seed=9&names=<img src=x>");

@@ -124,6 +124,9 @@ export async function tableValues(page) {
 /** What the table shows, computed from a report the way the page computes it. */
 export function expectedTable(report) {
   const out = {};
+  // The fleet's columns show only when some rule has errors (retries).
+  const errors = report.results.some((r) => r.errors > 0);
+  const retries = report.results.some((r) => r.retries > 0);
   for (const r of report.results) {
     const l = r.latency_ms;
     out[r.algorithm] = {
@@ -138,6 +141,8 @@ export function expectedTable(report) {
       "busiest-share": r.busiest_share,
       imbalance: r.imbalance,
     };
+    if (errors) Object.assign(out[r.algorithm], { errors: r.errors, "error-share": r.error_share });
+    if (retries) out[r.algorithm].retries = r.retries;
   }
   return out;
 }

@@ -38,6 +38,24 @@ pub const LAYOUT: &[(&str, &str, &str)] = &[
     ("hash", "hashing", "hash function"),
     ("vnodes", "hashing", "ring points per weight"),
     ("balance-factor", "hashing", "bounded-load factor (%)"),
+    ("events", "events", "events"),
+    ("retries", "health", "retries"),
+    ("count-5xx", "health", "count 5xx as failed (1 = yes)"),
+    ("error-ms", "health", "500 answered after (ms)"),
+    ("connect-ms", "health", "connection error after (ms)"),
+    ("max-fails", "health", "max fails (NGINX; 0 = off)"),
+    ("fail-timeout-ms", "health", "fail timeout (ms)"),
+    ("check-ms", "health", "check interval (ms, HAProxy; 0 = off)"),
+    ("check", "health", "check type"),
+    ("fall", "health", "fall (failed checks)"),
+    ("rise", "health", "rise (good checks)"),
+    ("outlier-5xx", "health", "errors in a row to eject (Envoy; 0 = off)"),
+    ("ejection-ms", "health", "ejection time (ms)"),
+    ("max-ejection", "health", "max ejected (% of pool)"),
+    ("warmup-ms", "health", "warm-up (ms; 0 = off)"),
+    ("cold-speed", "health", "cold speed (share)"),
+    ("slow-start-ms", "health", "slow start (ms, Envoy; 0 = off)"),
+    ("slow-start-aggression", "health", "slow-start aggression"),
 ];
 
 /// Real fields with a small range get a slider; the rest a number box.
@@ -86,6 +104,7 @@ fn choices(key: &str) -> Vec<(String, String)> {
         "hash" => std::iter::once((String::new(), "each rule's default".to_string()))
             .chain(HashFn::ALL.iter().map(|h| (h.id().to_string(), h.id().to_string())))
             .collect(),
+        "check" => ["tcp", "http"].iter().map(|k| (k.to_string(), k.to_string())).collect(),
         _ => Vec::new(),
     }
 }
@@ -166,6 +185,9 @@ pub fn build() {
             let _ = button.set_attribute("id", "new-seed");
             let _ = wrap.append_child(&button);
         }
+        if key == "events" {
+            crate::events::build(&wrap);
+        }
         let range = text_element("small", "range", &range_text(f));
         let _ = range.set_attribute("id", &format!("{id}-range"));
         let _ = wrap.append_child(&range);
@@ -234,6 +256,9 @@ pub fn sync_one(scenario: &Scenario, key: &str) {
         show_value(key, &text);
     } else if let Some(select) = by_id::<HtmlSelectElement>(&id) {
         select.set_value(&text);
+    }
+    if key == "events" {
+        crate::events::sync(scenario);
     }
     set_error(key, "");
 }

@@ -8,7 +8,7 @@
 //! applies, the remapping change, fitting lists) is the core's.
 //!
 //! The modules, by concern: `state` (what the page knows), `pool` (the
-//! workers), `view` (drawing), `links` (the URL, sharing, embeds), `sweep` (the sweep view), `wiring`
+//! workers), `view` (drawing), `links` (the URL, sharing, embeds), `sweep` (the sweep view), `events` (the events editor), `wiring`
 //! (what each input does), and the pieces they draw with (`controls`,
 //! `table`, `plots`, `palette`, `backend`, `dom`).
 //!
@@ -19,6 +19,7 @@
 mod backend;
 mod controls;
 mod dom;
+mod events;
 mod links;
 mod palette;
 mod plots;

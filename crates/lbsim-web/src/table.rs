@@ -11,12 +11,20 @@ use web_sys::{Element, HtmlElement};
 use crate::dom::{by_id, element, text_element};
 use crate::palette;
 
-/// One column: key, heading, value, digits shown.
+/// One column: key, heading, value, digits shown, and whether a report
+/// shows it (the fleet's columns only when some run has them).
 struct Column {
     key: &'static str,
     heading: &'static str,
     value: fn(&AlgorithmResult) -> Option<f64>,
     format: fn(f64) -> String,
+    shown: Option<fn(&Report) -> bool>,
+}
+
+impl Column {
+    fn shown(&self, report: &Report) -> bool {
+        self.shown.is_none_or(|f| f(report))
+    }
 }
 
 fn ms(v: f64) -> String {
@@ -45,26 +53,92 @@ const COLUMNS: &[Column] = &[
         heading: "quick p99 (ms)",
         value: |r| r.latency_ms.quick.map(|p| p.p99),
         format: ms,
+        shown: None,
     },
-    Column { key: "p50", heading: "p50 (ms)", value: |r| Some(r.latency_ms.all.p50), format: ms },
-    Column { key: "p99", heading: "p99 (ms)", value: |r| Some(r.latency_ms.all.p99), format: ms },
-    Column { key: "p999", heading: "p99.9 (ms)", value: |r| Some(r.latency_ms.all.p999), format: ms },
-    Column { key: "max", heading: "max (ms)", value: |r| Some(r.latency_ms.all.max), format: ms },
-    Column { key: "mean", heading: "mean (ms)", value: |r| Some(r.latency_ms.all.mean), format: ms },
-    Column { key: "wait-p99", heading: "wait p99 (ms)", value: |r| Some(r.wait_ms.p99), format: ms },
+    Column {
+        key: "p50",
+        heading: "p50 (ms)",
+        value: |r| Some(r.latency_ms.all.p50),
+        format: ms,
+        shown: None,
+    },
+    Column {
+        key: "p99",
+        heading: "p99 (ms)",
+        value: |r| Some(r.latency_ms.all.p99),
+        format: ms,
+        shown: None,
+    },
+    Column {
+        key: "p999",
+        heading: "p99.9 (ms)",
+        value: |r| Some(r.latency_ms.all.p999),
+        format: ms,
+        shown: None,
+    },
+    Column {
+        key: "max",
+        heading: "max (ms)",
+        value: |r| Some(r.latency_ms.all.max),
+        format: ms,
+        shown: None,
+    },
+    Column {
+        key: "mean",
+        heading: "mean (ms)",
+        value: |r| Some(r.latency_ms.all.mean),
+        format: ms,
+        shown: None,
+    },
+    Column {
+        key: "wait-p99",
+        heading: "wait p99 (ms)",
+        value: |r| Some(r.wait_ms.p99),
+        format: ms,
+        shown: None,
+    },
     Column {
         key: "peak-queue",
         heading: "peak queue",
         value: |r| Some(f64::from(r.peak_queue)),
         format: count,
+        shown: None,
     },
     Column {
         key: "busiest-share",
         heading: "busiest share",
         value: |r| Some(r.busiest_share),
         format: percent,
+        shown: None,
     },
-    Column { key: "imbalance", heading: "imbalance", value: |r| Some(r.imbalance), format: ratio },
+    Column {
+        key: "imbalance",
+        heading: "imbalance",
+        value: |r| Some(r.imbalance),
+        format: ratio,
+        shown: None,
+    },
+    Column {
+        key: "errors",
+        heading: "errors",
+        value: |r| r.errors.map(|e| e as f64),
+        format: count,
+        shown: Some(Report::has_errors),
+    },
+    Column {
+        key: "error-share",
+        heading: "error share",
+        value: |r| r.error_share,
+        format: percent,
+        shown: Some(Report::has_errors),
+    },
+    Column {
+        key: "retries",
+        heading: "retries",
+        value: |r| r.retries.map(|e| e as f64),
+        format: count,
+        shown: Some(Report::has_retries),
+    },
 ];
 
 /// Builds the header: one sort button per column.
@@ -80,6 +154,9 @@ pub fn build_head() {
         let _ = th.set_attribute("scope", "col");
         let _ = th.set_attribute("data-key", c.key);
         let _ = th.set_attribute("aria-sort", "none");
+        if c.shown.is_some() {
+            let _ = th.set_attribute("hidden", "");
+        }
         let button = text_element("button", "sort", c.heading);
         let _ = button.set_attribute("type", "button");
         let _ = button.set_attribute("data-column", &i.to_string());
@@ -139,7 +216,7 @@ pub fn fill(report: &Report, sort: Option<Sort>) {
         let _ = th.append_child(&swatch);
         let _ = th.append_child(&text_element("span", "", r.algorithm.id()));
         let _ = tr.append_child(&th);
-        for c in COLUMNS {
+        for c in COLUMNS.iter().filter(|c| c.shown(report)) {
             let td = match (c.value)(r) {
                 Some(v) => {
                     let td = text_element("td", "", &(c.format)(v));
@@ -162,6 +239,9 @@ pub fn fill(report: &Report, sort: Option<Sort>) {
                     _ => "none",
                 };
                 let _ = th.set_attribute("aria-sort", state);
+                if let (Some(c), Some(th)) = (COLUMNS.get(i as usize), th.dyn_ref::<HtmlElement>()) {
+                    th.set_hidden(!c.shown(report));
+                }
             }
         }
     }

@@ -77,8 +77,33 @@ pub fn show_report(report: &Report, what: Redraw) {
         }
     }
     if what.queues {
-        if let Some(c) = canvas("queues") {
-            if let Err(e) = plots::queues(&c, &results, &look) {
+        // The fleet's plots show only for runs of the fleet over time.
+        let fleet = results.iter().any(|r| r.error_series.is_some());
+        if let Some(body) = document().body() {
+            let _ = body.class_list().toggle_with_force("fleet", fleet);
+        }
+        let events = &report.scenario.events;
+        let queues = (
+            "Longest queue on any server over time",
+            "requests waiting",
+            plots::queue_series as plots::Series,
+        );
+        let errors = ("Errors over time", "errors per bucket", plots::error_series as plots::Series);
+        for (id, what) in [("queues", queues), ("errors", errors)] {
+            if let Some(c) = canvas(id) {
+                if let Err(e) = plots::over_time(&c, &results, what, events, &look) {
+                    problems.push(e);
+                }
+            }
+        }
+        if let Some(c) = canvas("requests").filter(|_| fleet) {
+            let width = f64::from(c.client_width().max(300));
+            let cols = plots::columns(width, results.len());
+            let rows = results.len().div_ceil(cols).max(1);
+            let servers = results.first().map_or(0, |r| r.servers.len());
+            let (legend, _) = plots::server_legend(width, servers);
+            let _ = c.style().set_property("height", &format!("{}px", 40.0 + legend + rows as f64 * 150.0));
+            if let Err(e) = plots::requests(&c, &results, events, cols, &look) {
                 problems.push(e);
             }
         }

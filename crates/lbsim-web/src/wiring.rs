@@ -15,7 +15,7 @@ use crate::plots::{CdfView, Class};
 use crate::pool::{cancel_run, confirm_run, keep_last, request_run};
 use crate::state::{look, with};
 use crate::table::{self, Sort};
-use crate::view::{draw_remapping, redraw, redraw_soon, save_png, Redraw};
+use crate::view::{draw_remapping, redraw, redraw_soon, save_png, show_notice, Redraw};
 
 /// Replaces the whole scenario (a link, a preset) and runs it.
 pub fn apply(scenario: Scenario) {
@@ -80,7 +80,7 @@ fn choose_preset(id: &str) {
 /// nothing happens yet; invalid, the control says why, is marked
 /// `aria-invalid`, and the results on screen say they belong to the last
 /// good value.
-fn on_control(key: &str, text: &str, commit: bool) {
+pub(crate) fn on_control(key: &str, text: &str, commit: bool) {
     controls::show_value(key, text);
     let mut next = with(|app| app.scenario.clone());
     let checked = if key == "algorithms" {
@@ -110,6 +110,12 @@ fn on_control(key: &str, text: &str, commit: bool) {
     if key == "servers" && checked.is_ok() {
         next.fit_lists();
     }
+    // Events naming a server that is gone are dropped, and said so.
+    let mut dropped = 0;
+    if (key == "servers" || key == "names") && checked.is_ok() {
+        let names: Vec<String> = (0..next.servers as usize).map(|i| next.server_name(i)).collect();
+        (next.events, dropped) = next.events.keep_servers(&names);
+    }
     match checked.and_then(|()| next.validate()) {
         Ok(()) if !commit => controls::clear_error(key),
         Ok(()) => {
@@ -121,10 +127,16 @@ fn on_control(key: &str, text: &str, commit: bool) {
             // value: the run that follows is for what the controls show.
             controls::revert_invalid(&next);
             controls::clear_errors();
-            if servers_changed {
-                for k in ["speeds", "weights", "names"] {
+            if servers_changed || key == "names" || key == "events" {
+                for k in ["speeds", "weights", "names", "events"] {
                     controls::sync_one(&next, k);
                 }
+            }
+            if dropped > 0 {
+                show_notice(
+                    "Events dropped",
+                    &[format!("{dropped} event(s) named a server no longer in the pool and were removed.")],
+                );
             }
             controls::mark_inactive(&next);
             request_run();
@@ -305,6 +317,7 @@ fn wire_window() {
 /// Connects every input of the page to what it does.
 pub fn wire() {
     crate::sweep::wire();
+    crate::events::wire();
     wire_form();
     wire_results();
     wire_sharing();
