@@ -41,5 +41,27 @@ fn pool_growth(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, per_algorithm, pool_growth);
+/// The fleet over time (SPEC section 12: at most 1.5x the static cost per
+/// request): the mixed lab with the crash preset's events, active checks
+/// and one retry, through the fleet's event loop.
+fn fleet(c: &mut Criterion) {
+    let mut scenario = Scenario { requests: REQUESTS, ..Scenario::default() };
+    for (key, value) in [
+        ("events", "20s:s4:crash,40s:s4:recover,60s:s3:fail,80s:s3:recover,100s:s2:slow=0.5,120s:s2:recover"),
+        ("check-ms", "2000"),
+        ("retries", "1"),
+    ] {
+        scenario.set(key, value).expect("valid");
+    }
+    let sim = Prepared::new(&scenario).expect("valid");
+    let mut group = c.benchmark_group("fleet-1M");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(REQUESTS));
+    for &algorithm in AlgorithmId::ALL {
+        group.bench_function(algorithm.id(), |b| b.iter(|| sim.run_one(algorithm)));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, per_algorithm, pool_growth, fleet);
 criterion_main!(benches);
