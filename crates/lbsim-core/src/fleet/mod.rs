@@ -32,6 +32,10 @@ use crate::report::{percentiles, Percentiles, QUEUE_BUCKETS};
 use crate::scenario::{CheckKind, Scenario};
 use crate::workload::Workload;
 
+/// Marks an end in the heap as a light one: the request's index, not an
+/// attempt's (ids stay below 2^31: at most 10M requests x 11 attempts).
+const LIGHT: u32 = 1 << 31;
+
 /// How an attempt ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -127,6 +131,9 @@ pub(crate) struct State {
     check: CheckKind,
     next_probe: u64,
     probe_ms: f64,
+    /// Server of each first attempt with a light end (rules that read
+    /// completions).
+    light_server: Vec<u32>,
     /// Per server: the times it starts to fail or crashes, in order.
     troubles: Vec<Vec<f64>>,
     /// Per server: its crash times, in order.
@@ -135,6 +142,13 @@ pub(crate) struct State {
     health_watches: bool,
     /// Whether the rule reads completions.
     observes: bool,
+    /// Something changed since the fleet was last found quiet or not.
+    unsettled: bool,
+    /// When time alone may make the fleet quiet (a warm-up ends).
+    recheck_ms: f64,
+    /// Configured speed per server.
+    speeds: Vec<f64>,
+    warmup_ms: f64,
     /// Attempts sent, with or without a record.
     sent: u64,
     /// Ends of exclusions and ejections: (time, copy, server).
@@ -148,9 +162,12 @@ pub(crate) struct State {
     in_flight: Vec<Vec<u32>>,
     retry_queue: VecDeque<(f64, u32)>,
     wait_of: Vec<f64>,
-    /// Each request's latency and whether it succeeded, in arrival order
-    /// (summed in that order at the end, as the static engine sums).
+    /// Latency and success of requests answered before an earlier one.
     answers: Vec<(f64, bool)>,
+    /// Requests before this one have reached the summaries.
+    in_order: usize,
+    /// Answers waiting in `answers` for an earlier one.
+    early: usize,
     ok_latencies: Vec<f64>,
     retries_allowed: u32,
     count_5xx: bool,
@@ -215,6 +232,11 @@ impl State {
             crashes,
             health_watches: scenario.max_fails > 0 || scenario.outlier_5xx > 0,
             observes: run.observes,
+            unsettled: true,
+            light_server: if run.observes { alloc::vec![0; workload.requests.len()] } else { Vec::new() },
+            recheck_ms: f64::INFINITY,
+            speeds: (0..n).map(|i| scenario.speed(i)).collect(),
+            warmup_ms: f64::from(scenario.warmup_ms),
             sent: 0,
             probe_ms: f64::INFINITY,
             events,
@@ -236,6 +258,8 @@ impl State {
             retry_queue: VecDeque::new(),
             wait_of: alloc::vec![0.0; workload.requests.len()],
             answers: alloc::vec![(f64::NAN, false); workload.requests.len()],
+            in_order: 0,
+            early: 0,
             ok_latencies: Vec::new(),
             retries_allowed: scenario.retries,
             count_5xx: scenario.count_5xx,
@@ -296,28 +320,110 @@ impl State {
                 if run.next >= end {
                     return false;
                 }
+                if (self.unsettled || arrival >= self.recheck_ms) && self.is_quiet(arrival) {
+                    self.quiet_stretch(run, workload, end, event);
+                    continue;
+                }
                 let index = run.next;
                 run.next += 1;
                 self.send(run, workload, index as u32, arrival, None);
             } else {
-                self.close(run, workload);
+                debug_assert_eq!(self.in_order, n, "every request answered once");
                 return true;
             }
         }
     }
 
-    /// Hands every request's answer to the run's summaries, in arrival order.
-    fn close(&mut self, run: &mut AlgorithmRun, workload: &Workload) {
-        for (request, &(latency, ok)) in workload.requests.iter().zip(&self.answers) {
-            run.latencies[usize::from(request.slow)].push(latency);
-            if ok {
-                self.ok_latencies.push(latency);
+    /// Whether nothing but arrivals and their ends can happen at `now` until
+    /// the next fleet event: every server a plain, available member for every
+    /// copy, with no failure on record, no error, retry, timer or slow-start
+    /// ramp pending. Checked again only after something changed.
+    fn is_quiet(&mut self, now: f64) -> bool {
+        self.unsettled = false;
+        self.recheck_ms = f64::INFINITY;
+        let mut plain = true;
+        for s in 0..self.members.len() {
+            let c = self.timeline.at(s, now);
+            plain &= c.member && c.slow.is_none() && !c.failing && !c.crashed;
+            if let Some(since) = c.cold_since.filter(|_| self.warmup_ms > 0.0) {
+                // Warming up: quiet, if at all, once it is warm.
+                let warm = since + self.warmup_ms;
+                if now < warm {
+                    plain = false;
+                    self.recheck_ms = self.recheck_ms.min(warm);
+                }
             }
         }
-        for &wait in &self.wait_of {
-            run.wait_sum += wait;
-            if wait > 0.0 {
-                run.waits.push(bits(wait));
+        plain
+            && self.retry_queue.is_empty()
+            && self.timers.is_empty()
+            && self.next_tick.is_infinite()
+            && self.health.iter().all(|h| {
+                h.unavailable == 0
+                    && !h.reshape
+                    && h.weights.is_none()
+                    && h.pending_errors.iter().all(|&e| e == 0)
+                    && (0..self.members.len()).all(|s| h.passive.is_clean(s) && h.outlier.is_clean(s))
+            })
+    }
+
+    /// Arrivals while the fleet is quiet, until `until` (the next fleet
+    /// event) or the budget's `end`: the static engine's work plus the
+    /// fleet's per-server series. A request whose end would reach `until`
+    /// goes the general way, where the events are looked at.
+    fn quiet_stretch(&mut self, run: &mut AlgorithmRun, workload: &Workload, end: usize, until: f64) {
+        while run.next < end {
+            let request = &workload.requests[run.next];
+            let now = request.arrival_ms;
+            if now >= until {
+                break;
+            }
+            // Ends first, then probes (all pass: every server is plain).
+            while self.ends.peek().is_some_and(|Reverse((t, _))| f64::from_bits(*t) <= now) {
+                self.end_attempt(run, workload);
+            }
+            while self.probe_ms <= now {
+                self.health_step();
+            }
+            if self.unsettled {
+                // An end changed something after all: back to the general way.
+                self.unsettled = true;
+                return;
+            }
+            let index = run.next as u32;
+            run.next += 1;
+            let c = usize::from(request.copy).min(run.copies.len() - 1);
+            let pick = Pick { now_ms: now, user: request.user };
+            let s = run.copies[c].pick(&pick, &mut run.rng);
+            run.copies[c].dispatched(s);
+            let server = &mut run.servers[s];
+            let Some(earliest) = server.slots.peek() else { continue };
+            let start = now.max(f64::from_bits(earliest.0));
+            let service = request.work_ms / self.speeds[s];
+            let done = start + service;
+            if done >= until {
+                self.dispatch(run, workload, index, c, s, now, None);
+                continue;
+            }
+            if let Some(mut earliest) = server.slots.peek_mut() {
+                earliest.0 = bits(done);
+            }
+            server.requests += 1;
+            server.busy_ms += service;
+            server.queue.advance_to(now);
+            if start > now {
+                server.queue.enqueue(start);
+            }
+            self.requests_series[s][Self::bucket(run, now)] += 1;
+            self.sent += 1;
+            if self.keep_log {
+                self.wait_of[index as usize] = start - now;
+                self.record(index, s, c, now, start, done, Outcome::Ok, None);
+            } else {
+                self.answer(run, workload, index, done, true, start - now);
+                if self.observes {
+                    self.light_end(index, s, done);
+                }
             }
         }
     }
@@ -325,6 +431,7 @@ impl State {
     fn fleet_event(&mut self, run: &mut AlgorithmRun) {
         let (t, s, kind) = self.events[self.next_event];
         self.next_event += 1;
+        self.unsettled = true;
         match kind {
             EventKind::Crash => self.crash(run, s, t),
             EventKind::Join | EventKind::Leave => {
@@ -365,6 +472,10 @@ impl State {
 
     fn health_step(&mut self) {
         let t = self.next_health();
+        if self.probe_ms != t {
+            // A timer or a slow-start tick: state may change.
+            self.unsettled = true;
+        }
         let timer = self.timers.peek().map(|Reverse((at, c, s))| (f64::from_bits(*at), *c, *s));
         if let Some((_, c, s)) = timer.filter(|&(at, _, _)| at == t) {
             self.timers.pop();
@@ -401,6 +512,7 @@ impl State {
         let available = member && !self.active.is_down(s) && !passive && !ejected;
         let changed = available != h.available[s];
         if changed {
+            self.unsettled = true;
             h.available[s] = available;
             if available {
                 h.unavailable -= 1;
@@ -490,9 +602,11 @@ impl State {
         }
         let h = &mut self.health[c];
         if let Some(weights) = h.take_weights() {
+            self.unsettled = true;
             run.copies[c].reweight(&weights);
         }
         if h.reshape {
+            self.unsettled = true;
             h.reshape = false;
             run.copies[c].reshape(&self.members, &h.available);
         }
@@ -501,13 +615,31 @@ impl State {
         let pick = Pick { now_ms: now, user: request.user };
         let Some(s) = run.copies[c].pick_eligible(&pick, &mut run.rng, &eligible) else {
             // No live upstream: a 502 at once.
-            self.answer(run, workload, index, now, false);
+            let wait = self.wait_of[index as usize];
+            self.answer(run, workload, index, now, false, wait);
             return;
         };
         run.copies[c].dispatched(s);
         if previous.is_some() {
             self.retries += 1;
         }
+        self.dispatch(run, workload, index, c, s, now, previous);
+    }
+
+    /// Sends attempt `previous`'s successor (or the first attempt) of
+    /// request `index` from copy `c` to server `s`, which the rule picked.
+    #[allow(clippy::too_many_arguments)]
+    fn dispatch(
+        &mut self,
+        run: &mut AlgorithmRun,
+        workload: &Workload,
+        index: u32,
+        c: usize,
+        s: usize,
+        now: f64,
+        previous: Option<u32>,
+    ) {
+        let request = &workload.requests[index as usize];
         self.health[c].passive.picked(s, now);
         if self.health[c].passive.excludes(s, now) {
             // The trial after a fail timeout: excluded until it answers.
@@ -550,12 +682,16 @@ impl State {
         // completions, when health watches successes on a server that has
         // had trouble, or when a crash may undo it.
         let event = outcome != Outcome::Ok
-            || self.observes
             || at_risk
             || self.keep_log
+            || (self.observes && previous.is_some())
             || (self.health_watches && !self.success_is_moot(c, s, now, done));
         if !event {
-            self.answer(run, workload, index, done, true);
+            let wait = self.wait_of[index as usize];
+            self.answer(run, workload, index, done, true, wait);
+            if self.observes {
+                self.light_end(index, s, done);
+            }
             return;
         }
         if at_risk {
@@ -564,6 +700,38 @@ impl State {
         if outcome != Outcome::Ok {
             self.health[c].pending_errors[s] += 1;
         }
+        self.record(index, s, c, now, start, done, outcome, previous);
+        // Forget settled attempts now and then, so the list stays the size
+        // of what the server holds.
+        let list = &mut self.in_flight[s];
+        if list.len() >= 64 && list.len().is_power_of_two() {
+            let attempts = &self.attempts;
+            list.retain(|&a| !attempts[a as usize].settled);
+        }
+    }
+
+    /// Schedules the end of a first attempt whose outcome is fixed and
+    /// answered, for the rule that reads completions only: no record, just
+    /// the request and its server.
+    fn light_end(&mut self, index: u32, s: usize, done: f64) {
+        self.light_server[index as usize] = s as u32;
+        self.ends.push(Reverse((bits(done), LIGHT | index)));
+    }
+
+    /// Keeps an attempt whose end is an event, and schedules the end.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        index: u32,
+        s: usize,
+        c: usize,
+        now: f64,
+        start: f64,
+        done: f64,
+        outcome: Outcome,
+        previous: Option<u32>,
+    ) {
+        let id = self.attempts.len() as u32;
         self.attempts.push(Attempt {
             request: index,
             server: s as u32,
@@ -577,13 +745,6 @@ impl State {
             settled: false,
         });
         self.ends.push(Reverse((bits(done), id)));
-        // Forget settled attempts now and then, so the list stays the size
-        // of what the server holds.
-        let list = &mut self.in_flight[s];
-        if list.len() >= 64 && list.len().is_power_of_two() {
-            let attempts = &self.attempts;
-            list.retain(|&a| !attempts[a as usize].settled);
-        }
     }
 
     /// Whether a success of copy `c` on `s` at `done` would change no health
@@ -600,6 +761,13 @@ impl State {
     fn end_attempt(&mut self, run: &mut AlgorithmRun, workload: &Workload) {
         let Some(Reverse((at, id))) = self.ends.pop() else { return };
         let t = f64::from_bits(at);
+        if id & LIGHT != 0 {
+            let index = (id & !LIGHT) as usize;
+            let request = &workload.requests[index];
+            let c = usize::from(request.copy).min(run.copies.len() - 1);
+            run.copies[c].completed(self.light_server[index] as usize, t, t - request.arrival_ms);
+            return;
+        }
         let a = &mut self.attempts[id as usize];
         // A crash re-timed this attempt; its first end is stale.
         if a.settled || bits(a.done_ms) != at {
@@ -609,26 +777,34 @@ impl State {
         let a = *a;
         let (s, c) = (a.server as usize, usize::from(a.copy));
         run.copies[c].completed(s, t, t - a.sent_ms);
-        let members = self.members.iter().filter(|&&m| m).count();
         let h = &mut self.health[c];
-        if a.outcome != Outcome::Ok && !a.aborted {
+        if a.outcome == Outcome::Ok {
+            // A success changes health state only where a failure is on
+            // record; most find none.
+            if !(h.passive.is_clean(s) && h.outlier.is_clean(s)) {
+                h.passive.succeeded(s);
+                h.outlier.succeeded(s);
+                self.unsettled = true;
+                self.refresh(c, s, t, false);
+            }
+            let wait = self.wait_of[a.request as usize];
+            self.answer(run, workload, a.request, t, true, wait);
+            return;
+        }
+        self.unsettled = true;
+        if !a.aborted {
             h.pending_errors[s] -= 1;
         }
-        if a.outcome == Outcome::Ok {
-            h.passive.succeeded(s);
-            h.outlier.succeeded(s);
-        } else {
-            self.server_errors[s] += 1;
-            // What counts as failed follows NGINX's proxy_next_upstream:
-            // connection errors always, a 500 only with count-5xx.
-            let failed = a.outcome == Outcome::Connection || self.count_5xx;
-            if failed {
-                h.passive.failed(s, t);
-            }
-            h.outlier.errored(s, t, members);
+        self.server_errors[s] += 1;
+        // What counts as failed follows NGINX's proxy_next_upstream:
+        // connection errors always, a 500 only with count-5xx.
+        let failed = a.outcome == Outcome::Connection || self.count_5xx;
+        if failed {
+            h.passive.failed(s, t);
         }
+        let members = self.members.iter().filter(|&&m| m).count();
+        self.health[c].outlier.errored(s, t, members);
         self.refresh(c, s, t, false);
-        let failed = a.outcome == Outcome::Connection || (a.outcome == Outcome::Http500 && self.count_5xx);
         let mut tries = 1;
         let mut at = a.previous;
         while let Some(p) = at {
@@ -638,24 +814,75 @@ impl State {
         if failed && tries <= self.retries_allowed {
             self.retry_queue.push_back((t, id));
         } else {
-            self.answer(run, workload, a.request, t, a.outcome == Outcome::Ok);
+            let wait = self.wait_of[a.request as usize];
+            self.answer(run, workload, a.request, t, false, wait);
         }
     }
 
     fn retry(&mut self, run: &mut AlgorithmRun, workload: &Workload, t: f64, failed: u32) {
+        self.unsettled = true;
         let request = self.attempts[failed as usize].request;
         self.send(run, workload, request, t, Some(failed));
     }
 
     /// The client gets its final answer for request `index` at `t`.
-    fn answer(&mut self, run: &mut AlgorithmRun, workload: &Workload, index: u32, t: f64, ok: bool) {
-        let request = &workload.requests[index as usize];
-        self.answers[index as usize] = (t - request.arrival_ms, ok);
+    /// `wait` is its total wait for slots over its attempts. Answers reach
+    /// the summaries in arrival order, as the static engine's do (so sums
+    /// round alike): one that comes early waits in `answers`.
+    #[allow(clippy::too_many_arguments)]
+    fn answer(
+        &mut self,
+        run: &mut AlgorithmRun,
+        workload: &Workload,
+        index: u32,
+        t: f64,
+        ok: bool,
+        wait: f64,
+    ) {
+        let i = index as usize;
+        let latency = t - workload.requests[i].arrival_ms;
         if !ok {
             self.errors += 1;
             self.error_series[Self::bucket(run, t)] += 1;
         }
         run.makespan_ms = run.makespan_ms.max(t);
+        if i != self.in_order {
+            self.answers[i] = (latency, ok);
+            self.wait_of[i] = wait;
+            self.early += 1;
+            return;
+        }
+        self.summarize_answer(run, workload, i, latency, ok, wait);
+        self.in_order += 1;
+        while self.early > 0 {
+            let (latency, ok) = self.answers[self.in_order];
+            if latency.is_nan() {
+                break;
+            }
+            let wait = self.wait_of[self.in_order];
+            self.summarize_answer(run, workload, self.in_order, latency, ok, wait);
+            self.in_order += 1;
+            self.early -= 1;
+        }
+    }
+
+    fn summarize_answer(
+        &mut self,
+        run: &mut AlgorithmRun,
+        workload: &Workload,
+        i: usize,
+        latency: f64,
+        ok: bool,
+        wait: f64,
+    ) {
+        run.latencies[usize::from(workload.requests[i].slow)].push(latency);
+        if ok {
+            self.ok_latencies.push(latency);
+        }
+        run.wait_sum += wait;
+        if wait > 0.0 {
+            run.waits.push(bits(wait));
+        }
     }
 
     /// Every attempt, in the order they were sent.
