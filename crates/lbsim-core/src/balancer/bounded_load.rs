@@ -140,7 +140,6 @@ impl Balancer for BoundedLoad {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
 
     fn allowances(served: u64, factor: u64) -> [u64; 3] {
         [0, 1, 2].map(|i| allowance(served, factor, 1, i, 3))
@@ -202,23 +201,6 @@ mod tests {
         let next = bl.pick(&req, &mut rng);
         assert_ne!(next, home, "over its allowance, the key walks on");
         assert_eq!(next, bl.ring.walk_nearest(h).find(|&s| s != home).unwrap());
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::BoundedLoad, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::BoundedLoad, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::BoundedLoad, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::BoundedLoad, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::BoundedLoad, &checks::pool(&[1, 1, 1]));
     }
 
     /// The allowances split over the available servers' weights: with s2

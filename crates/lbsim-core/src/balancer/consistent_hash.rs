@@ -163,7 +163,7 @@ impl Balancer for ConsistentHash {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
+    use crate::balancer::checks;
 
     #[test]
     fn keys_go_clockwise_and_wrap() {
@@ -199,23 +199,6 @@ mod tests {
         let ring = Ring::build(&["a", "b"], &[1, 3], 160, HashFn::Xxh64);
         assert_eq!(ring.points.len(), 640);
         assert_eq!(ring.points.iter().filter(|p| p.1 == 1).count(), 480);
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::ConsistentHash, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::ConsistentHash, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::ConsistentHash, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::ConsistentHash, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::ConsistentHash, &checks::pool(&[1, 1, 1]));
     }
 
     /// Walking past refused servers is the ring of the allowed servers

@@ -413,7 +413,7 @@ impl Balancer for LeastConnections {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
+    use crate::balancer::checks;
     use proptest::prelude::*;
 
     proptest! {
@@ -481,24 +481,6 @@ mod tests {
             })
             .collect();
         assert_eq!(picks, [0, 0, 1, 0, 2, 0, 0]);
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::LeastConnections, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::LeastConnections, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::LeastConnections, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::LeastConnections, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::LeastConnections, &checks::pool(&[1, 1, 1]));
-        checks::none_when_nothing_allowed(AlgorithmId::LeastConnections, &checks::pool(&[2, 1, 1]));
     }
 
     fn loaded(weights: &[u32], counts: &[u32]) -> LeastConnections {

@@ -223,7 +223,6 @@ impl Balancer for LeastRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
     use rand::SeedableRng;
 
     #[test]
@@ -258,24 +257,6 @@ mod tests {
             counts[lr.pick(&req, &mut rng)] += 1;
         }
         assert!(counts[0].abs_diff(counts[1]) <= 2, "{counts:?}");
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::LeastRequest, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::LeastRequest, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::LeastRequest, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::LeastRequest, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::LeastRequest, &checks::pool(&[1, 1, 1]));
-        checks::none_when_nothing_allowed(AlgorithmId::LeastRequest, &checks::pool(&[2, 1, 1]));
     }
 
     /// Equal weights: two samples among the allowed; the busy allowed host

@@ -167,7 +167,7 @@ impl Balancer for Maglev {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
+    use crate::balancer::checks;
 
     #[test]
     fn paper_table_1() {
@@ -217,23 +217,6 @@ mod tests {
             let owned = table.iter().filter(|&&e| e == b).count() as f64;
             assert!((owned / TABLE_SIZE as f64 - 0.2).abs() < 0.01, "backend {b} owns {owned}");
         }
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::Maglev, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::Maglev, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::Maglev, &checks::pool(&[1, 1, 1, 1, 1]), 600);
-        checks::never_refused(AlgorithmId::Maglev, &checks::pool(&[5, 1, 2, 1, 3]), 600);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::Maglev, &checks::pool(&[1, 1, 1]));
     }
 
     /// Rebuilt over the available servers, the table is Maglev's table of

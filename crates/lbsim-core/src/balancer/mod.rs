@@ -574,3 +574,34 @@ pub(crate) mod checks {
         assert_eq!(rule.pick_eligible(&request, &mut rng, &all_tried), None);
     }
 }
+
+#[cfg(test)]
+mod fleet_picks {
+    use super::{checks, AlgorithmId};
+
+    // What every rule's `pick_eligible` owes the engine, rule by rule, on
+    // equal and unequal weights.
+
+    #[test]
+    fn all_allowed_is_the_static_pick() {
+        for &id in AlgorithmId::ALL {
+            checks::all_allowed_is_pick(id, &checks::pool(&[1, 1, 1, 1]), 500);
+            checks::all_allowed_is_pick(id, &checks::pool(&[5, 1, 1, 3]), 500);
+        }
+    }
+
+    #[test]
+    fn never_takes_a_refused_server() {
+        for &id in AlgorithmId::ALL {
+            checks::never_refused(id, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
+            checks::never_refused(id, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+        }
+    }
+
+    #[test]
+    fn none_when_nothing_is_allowed() {
+        for &id in AlgorithmId::ALL {
+            checks::none_when_nothing_allowed(id, &checks::pool(&[2, 1, 1]));
+        }
+    }
+}

@@ -129,7 +129,7 @@ impl Balancer for PeakEwma {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
+    use crate::balancer::checks;
 
     #[test]
     fn peaks_jump_and_decay_follows_the_time_constant() {
@@ -139,22 +139,6 @@ mod tests {
         // One time constant later a 0 ms observation leaves 1/e of the peak.
         e.observe(DECAY_MS, 0.0);
         assert!((e.cost - 100.0 / core::f64::consts::E).abs() < 1e-9);
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::PeakEwma, &checks::pool(&[1, 1, 1, 1]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::PeakEwma, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::PeakEwma, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::PeakEwma, &checks::pool(&[1, 1, 1]));
     }
 
     fn observed(latencies: &[f64]) -> PeakEwma {

@@ -76,25 +76,8 @@ impl Balancer for PowerOfTwo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
+    use crate::balancer::checks;
     use rand::SeedableRng;
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::PowerOfTwo, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::PowerOfTwo, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::PowerOfTwo, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::PowerOfTwo, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::PowerOfTwo, &checks::pool(&[1, 1, 1]));
-    }
 
     /// Two allowed servers, one busy: every pick compares the two and the
     /// idle one wins; with the idle one tried, the busy one is the only

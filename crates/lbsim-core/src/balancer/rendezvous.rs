@@ -184,7 +184,7 @@ mod tests {
     use alloc::format;
 
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
+    use crate::balancer::checks;
     use crate::hash::KeyBuf;
 
     /// The scores are independent uniforms whatever the hash: with each of
@@ -243,23 +243,6 @@ mod tests {
         for (c, w) in counts.iter().zip(want) {
             assert!(c.abs_diff(w) < 700, "{counts:?} against {want:?}");
         }
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::Rendezvous, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::Rendezvous, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::Rendezvous, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::Rendezvous, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::Rendezvous, &checks::pool(&[1, 1, 1]));
     }
 
     /// The pick is the argmax of the (weighted) score over the allowed

@@ -136,7 +136,6 @@ impl Balancer for RoundRobin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
     use rand::SeedableRng;
 
     fn sequence(weights: &[u32], picks: usize) -> alloc::string::String {
@@ -191,24 +190,6 @@ mod tests {
     fn equal_weights_rotate() {
         assert_eq!(sequence(&[1, 1, 1], 7), "a b c a b c a");
         assert_eq!(sequence(&[3, 3, 3], 4), "a b c a");
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::RoundRobin, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::RoundRobin, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::RoundRobin, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::RoundRobin, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::RoundRobin, &checks::pool(&[1, 1, 1]));
-        checks::none_when_nothing_allowed(AlgorithmId::RoundRobin, &checks::pool(&[5, 1, 1]));
     }
 
     /// Weights 5, 1, 1 with b refused: NGINX walks a (5) and c (1) with

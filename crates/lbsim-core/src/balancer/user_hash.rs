@@ -109,7 +109,7 @@ impl Balancer for UserHash {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::balancer::{checks, AlgorithmId};
+    use crate::balancer::checks;
     use rand::SeedableRng;
 
     /// NGINX's loop re-derived: `w = hash % total; while w >= weight { w -=
@@ -133,23 +133,6 @@ mod tests {
             assert_eq!(uh.owner(h), nginx(h, &[5, 1, 2]));
             assert_eq!(unit.owner(h), (h % 4) as usize);
         }
-    }
-
-    #[test]
-    fn all_allowed_is_the_static_pick() {
-        checks::all_allowed_is_pick(AlgorithmId::UserHash, &checks::pool(&[1, 1, 1, 1]), 500);
-        checks::all_allowed_is_pick(AlgorithmId::UserHash, &checks::pool(&[5, 1, 1, 3]), 500);
-    }
-
-    #[test]
-    fn never_takes_a_refused_server() {
-        checks::never_refused(AlgorithmId::UserHash, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
-        checks::never_refused(AlgorithmId::UserHash, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
-    }
-
-    #[test]
-    fn none_when_nothing_is_allowed() {
-        checks::none_when_nothing_allowed(AlgorithmId::UserHash, &checks::pool(&[1, 1, 1]));
     }
 
     /// A `leave` is a reload: over the members, user-hash is UserHash
