@@ -6,13 +6,17 @@ use std::path::Path;
 use crate::tools::{ensure_node, ensure_wasm_target, output, root, run, step};
 
 /// Scenarios whose reports must be byte-identical natively and in wasm:
-/// every rule, every work distribution, weights, speeds, copies.
+/// every rule, every work distribution, weights, speeds, copies, and a
+/// fleet that changes.
 const DETERMINISM_SCENARIOS: &[&str] = &[
     r#"{}"#,
     r#"{"work":"lognormal","sigma":1.5,"balancers":3,"weights":[3,1,1,2],"speeds":[1,0.5,1,2]}"#,
     r#"{"work":"exponential","servers":1,"slots":8,"load":0.8,"requests":30000}"#,
     r#"{"servers":16,"slots":2,"balancers":8,"load":0.85,"zipf":1.3,"hash":"crc32"}"#,
     r#"{"servers":3,"rate":60,"work":"constant","mean-ms":100,"speeds":[1,1,0.2],"hash":"xxh32"}"#,
+    // The fleet over time: every event kind, every health mechanism, retries,
+    // warm-up and slow start (whose weights and ramps are float arithmetic).
+    r#"{"servers":5,"balancers":2,"weights":[1,2,1,1,3],"events":"5s:s5:join,10s:s1:crash,15s:s1:recover,20s:s2:fail,30s:s2:recover,25s:s3:slow=0.3,35s:s3:recover,40s:s4:leave","retries":2,"count-5xx":true,"check-ms":1000,"check":"http","outlier-5xx":3,"warmup-ms":5000,"slow-start-ms":8000,"slow-start-aggression":1.5}"#,
 ];
 
 pub fn test() -> Result<(), String> {
