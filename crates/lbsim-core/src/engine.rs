@@ -367,11 +367,21 @@ fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
     for r in &workload.requests {
         per_user[r.user as usize] += 1;
     }
-    let mut heaviest: Vec<(u64, u32)> =
-        per_user.iter().enumerate().skip(1).map(|(u, &c)| (c, u as u32)).filter(|&(c, _)| c > 0).collect();
     // Heaviest first; equal counts by user id, so the order is reproducible.
-    heaviest.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Keyed (u64::MAX - count, user) so the natural order does it, with
+    // the sort the rings already use.
+    let mut heaviest: Vec<(u64, u32)> = per_user
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|&(_, &c)| c > 0)
+        .map(|(u, &c)| (u64::MAX - c, u as u32))
+        .collect();
+    heaviest.sort_unstable();
     heaviest.truncate(10);
+    for key in &mut heaviest {
+        key.0 = u64::MAX - key.0;
+    }
     let share = |c: u64| c as f64 / n.max(1) as f64;
     Realized {
         requests: n as u64,
@@ -403,8 +413,9 @@ impl Prepared {
     pub fn new(scenario: &Scenario) -> Result<Prepared, ScenarioError> {
         scenario.validate()?;
         let mut scenario = scenario.clone();
-        scenario.algorithms.sort();
-        scenario.algorithms.dedup();
+        // Canonical order, once each, by picking (no sort code in the page).
+        scenario.algorithms =
+            AlgorithmId::ALL.iter().copied().filter(|a| scenario.algorithms.contains(a)).collect();
         let workload = Workload::generate(&scenario);
         let pool = Pool::of(&scenario);
         Ok(Prepared { scenario, workload, pool })
@@ -462,8 +473,8 @@ impl Prepared {
 
     /// The report of the given results (in any order; they are put in
     /// canonical order), with the realized figures of the workload.
-    pub fn report(&self, mut results: Vec<AlgorithmResult>) -> Report {
-        results.sort_by_key(|r| r.algorithm);
+    pub fn report(&self, results: Vec<AlgorithmResult>) -> Report {
+        let results = crate::report::in_canonical_order(results);
         Report {
             realized: realized(&self.scenario, &self.workload),
             scenario: self.scenario.clone(),

@@ -41,15 +41,7 @@ impl Report {
             }
             report.results.extend(part.results);
         }
-        // Canonical order by picking, not sorting: eleven results at most,
-        // and no sort code in the page's bundle.
-        let mut ordered = Vec::with_capacity(report.results.len());
-        for a in AlgorithmId::ALL {
-            while let Some(i) = report.results.iter().position(|r| r.algorithm == *a) {
-                ordered.push(report.results.swap_remove(i));
-            }
-        }
-        report.results = ordered;
+        report.results = in_canonical_order(report.results);
         report.scenario.algorithms = report.results.iter().map(|r| r.algorithm).collect();
         Some(report)
     }
@@ -91,6 +83,18 @@ impl Report {
     pub fn has_retries(&self) -> bool {
         self.results.iter().any(|r| r.retries.unwrap_or(0) > 0)
     }
+}
+
+/// Results in the canonical order of [`AlgorithmId::ALL`], by picking, not
+/// sorting: eleven at most, and no sort code in the page's bundle.
+pub fn in_canonical_order(mut results: Vec<AlgorithmResult>) -> Vec<AlgorithmResult> {
+    let mut ordered = Vec::with_capacity(results.len());
+    for a in AlgorithmId::ALL {
+        while let Some(i) = results.iter().position(|r| r.algorithm == *a) {
+            ordered.push(results.swap_remove(i));
+        }
+    }
+    ordered
 }
 
 /// One algorithm's headline numbers: a CSV row, a sweep row.
@@ -439,23 +443,26 @@ impl Histogram {
 /// Nearest-rank percentiles of `values` (reordered), by selection: the
 /// same numbers as [`summarize`]'s for one class, without its CDF, in about
 /// two passes (each percentile is selected among the values above the last).
-pub fn percentiles(values: &mut [f64]) -> Percentiles {
-    let n = values.len();
+///
+/// The values are non-negative floats' bits (latencies), which order like
+/// the numbers, so the selection is the one the waits' p99 uses.
+pub fn percentiles(bits: &mut [u64]) -> Percentiles {
+    let n = bits.len();
     if n == 0 {
         return Percentiles::default();
     }
-    let mean = values.iter().sum::<f64>() / n as f64;
+    let mean = bits.iter().map(|&b| f64::from_bits(b)).sum::<f64>() / n as f64;
     let mut from = 0;
     let mut at = |p: f64| {
         let r = rank(p, n) - 1;
-        let (_, v, _) = values[from..].select_nth_unstable_by(r - from, |a, b| a.total_cmp(b));
-        let v = *v;
+        let v = *bits[from..].select_nth_unstable(r - from).1;
         from = r;
         v
     };
     let (p50, p90, p99, p999) = (at(0.5), at(0.9), at(0.99), at(0.999));
-    let max = values[from..].iter().copied().fold(p999, f64::max);
-    Percentiles { p50, p90, p99, p999, max, mean }
+    let max = bits[from..].iter().copied().fold(p999, u64::max);
+    let f = f64::from_bits;
+    Percentiles { p50: f(p50), p90: f(p90), p99: f(p99), p999: f(p999), max: f(max), mean }
 }
 
 /// Nearest-rank percentiles and a downsampled CDF of each class and of all
@@ -662,7 +669,8 @@ mod percentile_tests {
                 })
                 .collect();
             let summarized = summarize(&[&values]).0 .0;
-            assert_eq!(percentiles(&mut values), summarized, "{n} values");
+            let mut bits: Vec<u64> = values.drain(..).map(f64::to_bits).collect();
+            assert_eq!(percentiles(&mut bits), summarized, "{n} values");
         }
     }
 }

@@ -664,14 +664,12 @@ impl Scenario {
             }
             "balancers" => self.balancers = f.parse_integer(text)? as u32,
             "algorithms" => {
-                let mut picked: Vec<AlgorithmId> =
+                let picked: Vec<AlgorithmId> =
                     f.parse_list(text, |p| p.trim().parse::<AlgorithmId>().map_err(|_| f.error(p)))?;
                 if picked.is_empty() {
                     return Err(f.error(text));
                 }
-                picked.sort();
-                picked.dedup();
-                self.algorithms = picked;
+                self.algorithms = AlgorithmId::ALL.iter().copied().filter(|a| picked.contains(a)).collect();
             }
             "hash" if text.trim().is_empty() => self.hash = None,
             "hash" => self.hash = Some(text.trim().parse().map_err(|_| f.error(text))?),
@@ -813,10 +811,10 @@ impl Scenario {
                     .to_string(),
             });
         }
-        let mut names = self.names.clone();
-        names.sort();
-        names.dedup();
-        if names.len() != self.names.len() {
+        // Pairwise: a few names in practice, 1,024 at most, and no sort
+        // code in the page's bundle.
+        let repeated = self.names.iter().enumerate().any(|(i, a)| self.names[..i].contains(a));
+        if repeated {
             return Err(ScenarioError {
                 field: "names".to_string(),
                 value: self.names.join(","),

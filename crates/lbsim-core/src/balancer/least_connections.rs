@@ -202,7 +202,12 @@ impl WeightedOrder {
             .enumerate()
             .map(|(i, &weight)| (PerWeight { count: 0, weight }, i as u64))
             .collect();
-        let set = keys.iter().enumerate().map(|(i, &(k, seq))| (k, seq, i as u32)).collect();
+        // Inserted one by one: collecting into a set sorts with a stable
+        // sort, which the page would carry for this alone.
+        let mut set = BTreeSet::new();
+        for (i, &(k, seq)) in keys.iter().enumerate() {
+            set.insert((k, seq, i as u32));
+        }
         WeightedOrder { set, clock: keys.len() as u64, keys }
     }
 
@@ -221,10 +226,11 @@ impl WeightedOrder {
 
     /// Every server with its count, in the order it reached its count.
     fn arrivals(&self) -> Vec<(usize, u32)> {
-        let mut by_seq: Vec<(u64, usize, u32)> =
-            self.keys.iter().enumerate().map(|(s, &(key, seq))| (seq, s, key.count)).collect();
+        // (seq, server) as the rings' (u64, u32) points, so one sort serves.
+        let mut by_seq: Vec<(u64, u32)> =
+            self.keys.iter().enumerate().map(|(s, &(_, seq))| (seq, s as u32)).collect();
         by_seq.sort_unstable();
-        by_seq.into_iter().map(|(_, s, count)| (s, count)).collect()
+        by_seq.into_iter().map(|(_, s)| (s as usize, self.keys[s as usize].0.count)).collect()
     }
 
     /// The server with the lowest count per weight, longest-waiting first.

@@ -147,7 +147,14 @@ impl Events {
             events.push(Event { at_ms, server: server.to_string(), kind });
         }
         // Stable: events at one instant keep the order they were given in.
-        events.sort_by_key(|e| e.at_ms);
+        // By insertion (64 at most), so the page carries no stable sort.
+        for i in 1..events.len() {
+            let mut j = i;
+            while j > 0 && events[j - 1].at_ms > events[j].at_ms {
+                events.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         Ok(Events(events))
     }
 

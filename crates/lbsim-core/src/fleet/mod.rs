@@ -168,7 +168,8 @@ pub(crate) struct State {
     in_order: usize,
     /// Answers waiting in `answers` for an earlier one.
     early: usize,
-    ok_latencies: Vec<f64>,
+    /// Successful latencies as bits, in arrival order.
+    ok_latencies: Vec<u64>,
     retries_allowed: u32,
     count_5xx: bool,
     error_ms: f64,
@@ -877,7 +878,7 @@ impl State {
     ) {
         run.latencies[usize::from(workload.requests[i].slow)].push(latency);
         if ok {
-            self.ok_latencies.push(latency);
+            self.ok_latencies.push(bits(latency));
         }
         run.wait_sum += wait;
         if wait > 0.0 {
