@@ -831,6 +831,7 @@ impl State {
     /// the summaries in arrival order, as the static engine's do (so sums
     /// round alike): one that comes early waits in `answers`.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn answer(
         &mut self,
         run: &mut AlgorithmRun,
@@ -867,6 +868,7 @@ impl State {
         }
     }
 
+    #[inline(always)]
     fn summarize_answer(
         &mut self,
         run: &mut AlgorithmRun,
