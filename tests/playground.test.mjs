@@ -122,6 +122,26 @@ test("a link restores every control and gives the numbers of the native core and
   await context.close();
 });
 
+test("the fleet's presets from the picker give the numbers of lbsim url --preset and lbsim run --url", async () => {
+  const { page, context, errors } = await open(env.browser);
+  await page.goto(env.server.base);
+  await ready(page);
+  for (const id of ["black-hole", "crash", "slow-node", "cold-start"]) {
+    await page.selectOption("select[name=preset]", id);
+    await page.waitForFunction((h) => location.hash === h, `#v=1&preset=${id}`);
+    await ready(page);
+    // The lesson names the fix to try.
+    assert.match(await page.locator("#lesson").innerText(), /count-5xx|retries|slow-start-ms|routes around/);
+    if (process.env.LBSIM_CLI) {
+      const link = execFileSync(process.env.LBSIM_CLI, ["url", "--preset", id, "--base", env.server.base]).toString().trim();
+      assert.equal(link, `${env.server.base}#v=1&preset=${id}`, "lbsim url --preset gives the page's link");
+      assert.deepEqual(await tableValues(page), expectedTable(cliReport(link)), `${id}: and lbsim run --url`);
+    }
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a fleet link shows the errors column and the fleet's plots, with the numbers of lbsim run --url", async () => {
   const link = "#v=1&events=20s:s3:fail";
   const { page, context, errors } = await open(env.browser);
