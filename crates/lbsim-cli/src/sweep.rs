@@ -87,13 +87,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
             }
             json_line(&SweepReport { param: range.key, rows })?
         }
-        SweepFormat::Csv => {
-            let mut out = range.csv_header();
-            for (text, summaries) in range.values.iter().zip(&summaries) {
-                out += &Sweep::csv_rows(text, summaries);
-            }
-            out
-        }
+        SweepFormat::Csv => range.csv(&summaries),
     };
     print(&text)
 }

@@ -55,18 +55,14 @@ impl Report {
         let fleet = self.scenario.uses_fleet();
         let mut out = String::from(HEADLINE_HEADER);
         if fleet {
-            out.push_str(",errors,retries,error_share");
+            out.push_str(FLEET_HEADER);
         }
         out.push('\n');
         for r in &self.results {
-            out += &Headline::from(r).csv();
+            let h = Headline::from(r);
+            out += &h.csv();
             if fleet {
-                out += &format!(
-                    ",{},{},{}",
-                    r.errors.unwrap_or(0),
-                    r.retries.unwrap_or(0),
-                    r.error_share.unwrap_or(0.0)
-                );
+                out += &h.fleet_csv();
             }
             out.push('\n');
         }
@@ -128,6 +124,15 @@ pub struct Headline {
     pub busiest_share: f64,
     /// Busiest load / mean load.
     pub imbalance: f64,
+    /// Requests that ended in an error (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<u64>,
+    /// Retry attempts (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u64>,
+    /// Errors / requests (fleet runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_share: Option<f64>,
 }
 
 impl From<&AlgorithmResult> for Headline {
@@ -148,15 +153,32 @@ impl From<&AlgorithmResult> for Headline {
             peak_queue: r.peak_queue,
             busiest_share: r.busiest_share,
             imbalance: r.imbalance,
+            errors: r.errors,
+            retries: r.retries,
+            error_share: r.error_share,
         }
     }
 }
+
+/// What the fleet over time adds to the CSV header ([`Headline::fleet_csv`]).
+pub const FLEET_HEADER: &str = ",errors,retries,error_share";
 
 /// The CSV header of [`Headline`] rows.
 pub const HEADLINE_HEADER: &str = "algorithm,quick_p99_ms,slow_p99_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
 mean_ms,wait_mean_ms,wait_p99_ms,peak_queue,busiest_share,imbalance";
 
 impl Headline {
+    /// The fleet's CSV fields after [`Headline::csv`]'s, with a leading
+    /// comma; zeros for a run without the fleet.
+    pub fn fleet_csv(&self) -> String {
+        format!(
+            ",{},{},{}",
+            self.errors.unwrap_or(0),
+            self.retries.unwrap_or(0),
+            self.error_share.unwrap_or(0.0)
+        )
+    }
+
     /// The CSV fields, in header order; a missing class is an empty field.
     pub fn csv(&self) -> String {
         let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();

@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::report::{Headline, HEADLINE_HEADER};
+use crate::report::{Headline, FLEET_HEADER, HEADLINE_HEADER};
 use crate::scenario::{field_spec, FieldKind, Scenario, ScenarioError, FIELDS};
 
 /// A parsed sweep: the field and its values' text forms, in order.
@@ -178,20 +178,56 @@ impl Sweep {
             .collect()
     }
 
-    /// The CSV header of a sweep's rows: the field, then [`HEADLINE_HEADER`].
-    pub fn csv_header(&self) -> String {
-        format!("{},{HEADLINE_HEADER}\n", self.key)
-    }
-
-    /// The CSV rows of one value: one per algorithm.
-    pub fn csv_rows(value: &str, rows: &[Headline]) -> String {
-        rows.iter().map(|h| format!("{value},{}\n", h.csv())).collect()
+    /// The sweep as CSV (`lbsim sweep --format csv` and the page's
+    /// download): the field, then [`HEADLINE_HEADER`]; one row per value
+    /// and algorithm, `rows` holding each value's headlines. When any value
+    /// ran the fleet over time, every row gains `errors,retries,error_share`
+    /// (zeros for a value that did not).
+    pub fn csv(&self, rows: &[Vec<Headline>]) -> String {
+        let fleet = rows.iter().flatten().any(|h| h.errors.is_some());
+        let mut out = format!("{},{HEADLINE_HEADER}{}\n", self.key, if fleet { FLEET_HEADER } else { "" });
+        for (value, rows) in self.values.iter().zip(rows) {
+            for h in rows {
+                out += &format!("{value},{}{}\n", h.csv(), if fleet { h.fleet_csv() } else { String::new() });
+            }
+        }
+        out
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sweep_of_the_fleet_gains_its_columns_on_every_row() {
+        let mut base = Scenario {
+            requests: 9_000,
+            algorithms: alloc::vec![crate::AlgorithmId::RoundRobin],
+            ..Scenario::default()
+        };
+        base.set("events", "20s:s4:crash").expect("valid");
+        let sweep = Sweep::parse("retries=0..1:1", "sweep", 10).expect("a range");
+        let rows: Vec<Vec<Headline>> = sweep
+            .scenarios(&base)
+            .expect("valid")
+            .iter()
+            .map(|s| crate::run(s).expect("valid").results.iter().map(Headline::from).collect())
+            .collect();
+        let csv = sweep.csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].ends_with("imbalance,errors,retries,error_share"), "{}", lines[0]);
+        assert_eq!(lines.len(), 3);
+        assert!(lines.iter().all(|l| l.split(',').count() == lines[0].split(',').count()));
+        let plain = Sweep::parse("seed=1..2:1", "sweep", 10).expect("a range");
+        let static_rows: Vec<Vec<Headline>> = plain
+            .scenarios(&Scenario { requests: 500, ..Scenario::default() })
+            .expect("valid")
+            .iter()
+            .map(|s| crate::run(s).expect("valid").results.iter().map(Headline::from).collect())
+            .collect();
+        assert!(plain.csv(&static_rows).lines().next().is_some_and(|h| h.ends_with(",imbalance")));
+    }
 
     #[test]
     fn a_field_the_scenario_ignores_is_refused_and_servers_fit_the_lists() {

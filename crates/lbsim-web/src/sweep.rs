@@ -224,11 +224,7 @@ pub fn draw() {
 fn csv() -> Option<String> {
     with(|app| {
         let (sweep, rows) = app.sweep.result.as_ref()?;
-        let mut out = sweep.csv_header();
-        for (value, rows) in sweep.values.iter().zip(rows) {
-            out += &Sweep::csv_rows(value, rows);
-        }
-        Some(out)
+        Some(sweep.csv(rows))
     })
 }
 
