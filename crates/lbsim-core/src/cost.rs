@@ -155,11 +155,20 @@ pub fn run(scenario: &Scenario) -> Work {
         cells: n * QUEUE_BUCKETS * rules + u64::from(scenario.users),
         ..Work::default()
     };
+    if scenario.uses_fleet() {
+        // The fleet's loop costs up to half as much again per request.
+        work.picks += work.picks / 2;
+    }
     for &rule in &scenario.algorithms {
         match rule {
             // One ring serves every copy; bounded-load keeps one per copy.
             AlgorithmId::ConsistentHash => work.ring_points += ring,
             AlgorithmId::BoundedLoad => work.ring_points += ring * u64::from(scenario.balancers),
+            // A fleet run gives every copy its own table (availability is
+            // per copy).
+            AlgorithmId::Maglev if scenario.uses_fleet() => {
+                work.maglev_probes += maglev_probes() * u64::from(scenario.balancers)
+            }
             AlgorithmId::Maglev => work.maglev_probes += maglev_probes(),
             // Each user's winner is found once, when the user first comes.
             AlgorithmId::Rendezvous => {

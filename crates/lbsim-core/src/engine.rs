@@ -440,9 +440,16 @@ impl Prepared {
     }
 
     fn start_fleet(&self, run: &mut AlgorithmRun, log: bool) {
-        // Availability is per copy, so every copy has its own rule.
-        run.copies =
-            (0..self.scenario.balancers).map(|_| balancer::build(run.algorithm, &self.pool)).collect();
+        // Availability is per copy, so every copy has its own rule, unless
+        // the rule reads availability only from each pick's `Eligible`.
+        let first = balancer::build(run.algorithm, &self.pool);
+        run.copies = if first.shared_in_fleet() {
+            alloc::vec![first]
+        } else {
+            core::iter::once(first)
+                .chain((1..self.scenario.balancers).map(|_| balancer::build(run.algorithm, &self.pool)))
+                .collect()
+        };
         run.fleet = Some(Box::new(fleet::State::new(&self.scenario, &self.pool, &self.workload, run, log)));
     }
 

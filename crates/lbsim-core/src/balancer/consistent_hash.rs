@@ -149,6 +149,10 @@ impl Balancer for ConsistentHash {
         true
     }
 
+    fn shared_in_fleet(&self) -> bool {
+        true
+    }
+
     fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
         if eligible.all() {
             return Some(self.pick(request, rng));

@@ -87,6 +87,14 @@ pub trait Balancer {
     /// servers that stay (counts, EWMAs, served totals) is kept.
     fn reshape(&mut self, _members: &[bool], _available: &[bool]) {}
 
+    /// Whether one instance can serve every copy of a fleet run too: the
+    /// rule keeps no state of a copy's own and reads availability only
+    /// from each pick's [`Eligible`] (`reshape` and `reweight` change
+    /// nothing), so a ring is built once however many copies there are.
+    fn shared_in_fleet(&self) -> bool {
+        false
+    }
+
     /// Slow start changed the effective weights (the configured weight
     /// times 256 times the ramp, SPEC 12.1): rules that use weights or
     /// counts take them, keeping their counts; hashing rules ignore them.

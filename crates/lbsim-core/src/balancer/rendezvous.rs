@@ -170,6 +170,10 @@ impl Balancer for Rendezvous {
         true
     }
 
+    fn shared_in_fleet(&self) -> bool {
+        true
+    }
+
     fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
         let winner = self.pick(request, rng);
         if eligible.all() || eligible.allows(winner) {

@@ -203,7 +203,7 @@ impl State {
                 Some((e.at_ms as f64, s, e.kind))
             })
             .collect();
-        let health = (0..run.copies.len())
+        let health = (0..scenario.balancers.max(1))
             .map(|_| CopyHealth {
                 passive: Passive::new(scenario, n),
                 outlier: Outlier::new(scenario, n),
@@ -393,10 +393,11 @@ impl State {
             }
             let index = run.next as u32;
             run.next += 1;
-            let c = usize::from(request.copy).min(run.copies.len() - 1);
+            let c = usize::from(request.copy);
+            let r = c.min(run.copies.len() - 1);
             let pick = Pick { now_ms: now, user: request.user };
-            let s = run.copies[c].pick(&pick, &mut run.rng);
-            run.copies[c].dispatched(s);
+            let s = run.copies[r].pick(&pick, &mut run.rng);
+            run.copies[r].dispatched(s);
             let server = &mut run.servers[s];
             let Some(earliest) = server.slots.peek() else { continue };
             let start = now.max(f64::from_bits(earliest.0));
@@ -589,7 +590,8 @@ impl State {
         previous: Option<u32>,
     ) {
         let request = &workload.requests[index as usize];
-        let c = usize::from(request.copy).min(run.copies.len() - 1);
+        let c = usize::from(request.copy);
+        let r = c.min(run.copies.len() - 1);
         let mut tried = [0u32; 11];
         let mut count = 0;
         let mut at = previous;
@@ -604,23 +606,23 @@ impl State {
         let h = &mut self.health[c];
         if let Some(weights) = h.take_weights() {
             self.unsettled = true;
-            run.copies[c].reweight(&weights);
+            run.copies[r].reweight(&weights);
         }
         if h.reshape {
             self.unsettled = true;
             h.reshape = false;
-            run.copies[c].reshape(&self.members, &h.available);
+            run.copies[r].reshape(&self.members, &h.available);
         }
         let eligible =
             Eligible { available: &h.available, tried: &tried[..count], every_available: h.unavailable == 0 };
         let pick = Pick { now_ms: now, user: request.user };
-        let Some(s) = run.copies[c].pick_eligible(&pick, &mut run.rng, &eligible) else {
+        let Some(s) = run.copies[r].pick_eligible(&pick, &mut run.rng, &eligible) else {
             // No live upstream: a 502 at once.
             let wait = self.wait_of[index as usize];
             self.answer(run, workload, index, now, false, wait);
             return;
         };
-        run.copies[c].dispatched(s);
+        run.copies[r].dispatched(s);
         if previous.is_some() {
             self.retries += 1;
         }
@@ -765,8 +767,9 @@ impl State {
         if id & LIGHT != 0 {
             let index = (id & !LIGHT) as usize;
             let request = &workload.requests[index];
-            let c = usize::from(request.copy).min(run.copies.len() - 1);
-            run.copies[c].completed(self.light_server[index] as usize, t, t - request.arrival_ms);
+            let c = usize::from(request.copy);
+            let r = c.min(run.copies.len() - 1);
+            run.copies[r].completed(self.light_server[index] as usize, t, t - request.arrival_ms);
             return;
         }
         let a = &mut self.attempts[id as usize];
@@ -777,7 +780,8 @@ impl State {
         a.settled = true;
         let a = *a;
         let (s, c) = (a.server as usize, usize::from(a.copy));
-        run.copies[c].completed(s, t, t - a.sent_ms);
+        let r = c.min(run.copies.len() - 1);
+        run.copies[r].completed(s, t, t - a.sent_ms);
         let h = &mut self.health[c];
         if a.outcome == Outcome::Ok {
             // A success changes health state only where a failure is on
