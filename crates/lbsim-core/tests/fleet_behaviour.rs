@@ -200,3 +200,27 @@ fn littles_law_holds_through_crashes_and_retries() {
         );
     }
 }
+
+#[test]
+fn ejected_time_is_the_span_between_the_fall_th_and_the_rise_th_probe() {
+    // Down on the third failed probe, 4 to 6 s after the 20 s crash; up on
+    // the second good one, 2 to 4 s after the 40 s recovery.
+    let s = scenario("events=20s:s4:crash,40s:s4:recover&max-fails=0&check-ms=2000&balancers=3");
+    let report = lbsim_core::run(&s).expect("valid");
+    for r in &report.results {
+        let ejected = r.servers[3].ejected_ms.expect("fleet run");
+        assert!((16_000.0..=20_000.0).contains(&ejected), "{}: s4 ejected {ejected} ms", r.algorithm.id());
+        for other in &r.servers[..3] {
+            assert_eq!(other.ejected_ms, Some(0.0), "{}: {} never ejected", r.algorithm.id(), other.name);
+        }
+    }
+}
+
+#[test]
+fn a_pool_that_starts_empty_is_refused() {
+    let mut s = Scenario { servers: 2, ..Scenario::default() };
+    s.set("events", "10s:s1:join,20s:s2:join").expect("grammar");
+    let err = s.validate().expect_err("nobody serves before 10 s");
+    assert_eq!(err.field, "events");
+    assert!(err.allowed.contains("at least one server in the pool at time 0"), "{}", err.allowed);
+}

@@ -180,6 +180,7 @@ pub(crate) struct State {
     server_errors: Vec<u64>,
     requests_series: Vec<Vec<u32>>,
     keep_log: bool,
+    horizon_ms: f64,
 }
 
 impl State {
@@ -272,6 +273,7 @@ impl State {
             server_errors: alloc::vec![0; n],
             requests_series: alloc::vec![alloc::vec![0; QUEUE_BUCKETS]; n],
             keep_log,
+            horizon_ms: workload.horizon_ms(),
         };
         state.probe_ms = state.probe_time(0);
         state
@@ -531,7 +533,8 @@ impl State {
             }
         }
         let h = &mut self.health[c];
-        h.downtime[s].mark(member && !available, t);
+        // Downtime is reported over the run's time base (to the last arrival).
+        h.downtime[s].mark(member && !available, t.min(self.horizon_ms));
         if member && !available && (changed || rearm) {
             let until = if passive { h.passive.until(s) } else { f64::NEG_INFINITY };
             let until = until.max(if ejected { h.outlier.until(s) } else { f64::NEG_INFINITY });
