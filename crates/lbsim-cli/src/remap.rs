@@ -4,6 +4,7 @@
 
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
+use lbsim_core::balancer::placement::Placement;
 use lbsim_core::cost::{self, Work};
 use lbsim_core::hash::HashFn;
 use lbsim_core::presets::PRESETS;
@@ -32,6 +33,15 @@ fn scheme_help() -> String {
 fn hash_help() -> String {
     let ids: Vec<&str> = HashFn::ALL.iter().map(|h| h.id()).collect();
     format!("Hash function of the keys and nodes: {} [default: {}]", ids.join(", "), HashFn::DEFAULT.id())
+}
+
+fn ring_help() -> String {
+    let ids: Vec<&str> = Placement::ALL.iter().map(|p| p.id()).collect();
+    format!(
+        "Ring placement of consistent-hash: {} (nginx: NGINX hash consistent, CRC-32 chained, 160 points; \
+         ketama: MD5, 4 points per digest, 160 per node; both override --hash and --vnodes) [default: lbsim]",
+        ids.join(", ")
+    )
 }
 
 // The ranges and defaults in the help come from the core, which checks them.
@@ -80,6 +90,8 @@ pub struct RemapArgs {
     pub vnodes: Option<String>,
     #[arg(long, value_name = "H", help = hash_help())]
     pub hash: Option<String>,
+    #[arg(long, value_name = "R", help = ring_help())]
+    pub ring: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: TableOrJson,
@@ -155,6 +167,12 @@ fn experiment(args: &RemapArgs) -> Result<(Remap, Vec<Scheme>), Failure> {
             bad("hash", text, ids.join(", "))
         })?;
     }
+    if let Some(text) = &args.ring {
+        remap.ring = text.trim().parse().map_err(|()| {
+            let ids: Vec<&str> = Placement::ALL.iter().map(|p| p.id()).collect();
+            bad("ring", text, ids.join(", "))
+        })?;
+    }
     Ok((remap, schemes))
 }
 
@@ -194,7 +212,7 @@ fn one_table(remap: &Remap, report: &RemapReport) -> String {
     let mut out = format!(
         "{}, hash {}, {} keys, {}\n\n{:<12} {:>10} {:>10}\n",
         remap.scheme.id(),
-        remap.hash.id(),
+        remap.hash_words(),
         report.keys,
         change_words(&remap.change),
         "node",
@@ -235,11 +253,19 @@ fn one_table(remap: &Remap, report: &RemapReport) -> String {
 fn schemes_table(remap: &Remap, reports: &[(Scheme, RemapReport)]) -> String {
     let keys = reports.first().map_or(remap.keys, |(_, r)| r.keys);
     let mut out = format!(
-        "{} nodes, {}, {} keys, hash {}\n\n{:<16} {:>10} {:>8} {:>12}\n",
+        "{} nodes, {}, {} keys, hash {}{}\n\n{:<16} {:>10} {:>8} {:>12}\n",
         remap.nodes.len(),
         change_words(&remap.change),
         keys,
         remap.hash.id(),
+        if remap.ring.is_default() {
+            String::new()
+        } else {
+            format!(
+                " (consistent-hash: {})",
+                Remap { scheme: Scheme::ConsistentHash, ..remap.clone() }.hash_words()
+            )
+        },
         "scheme",
         "moved",
         "moved %",
@@ -294,13 +320,19 @@ pub fn remap(args: &RemapArgs) -> Result<(), Failure> {
     let text = match (args.format, reports.as_slice()) {
         (TableOrJson::Table, [(scheme, report)]) => one_table(&Remap { scheme: *scheme, ..base }, report),
         (TableOrJson::Table, _) => schemes_table(&base, &reports),
-        (TableOrJson::Json, [(scheme, report)]) => {
-            json_line(&SchemeReport { scheme: scheme.id(), hash: base.hash.id(), report: report.clone() })?
-        }
+        (TableOrJson::Json, [(scheme, report)]) => json_line(&SchemeReport {
+            scheme: scheme.id(),
+            hash: Remap { scheme: *scheme, ..base.clone() }.hash_words(),
+            report: report.clone(),
+        })?,
         (TableOrJson::Json, _) => {
             let schemes: Vec<SchemeReport> = reports
                 .into_iter()
-                .map(|(scheme, report)| SchemeReport { scheme: scheme.id(), hash: base.hash.id(), report })
+                .map(|(scheme, report)| SchemeReport {
+                    scheme: scheme.id(),
+                    hash: Remap { scheme, ..base.clone() }.hash_words(),
+                    report,
+                })
                 .collect();
             json_line(&serde_json::json!({ "schemes": schemes }))?
         }

@@ -14,6 +14,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::balancer::consistent_hash::Ring;
+use crate::balancer::placement::Placement;
 use crate::balancer::{maglev, rendezvous};
 use crate::hash::{HashFn, KeyBuf};
 use crate::scenario::{field_spec, valid_name, ScenarioError};
@@ -145,9 +146,24 @@ pub struct Remap {
     pub vnodes: u32,
     /// Hash function.
     pub hash: HashFn,
+    /// Ring placement (consistent-hash): `lbsim`, `nginx` or `ketama`,
+    /// the last two with their own hash and points (SPEC 12.1's rings).
+    #[serde(default, skip_serializing_if = "Placement::is_default")]
+    pub ring: Placement,
 }
 
 impl Remap {
+    /// The hash the experiment's keys go through, as printed beside it: a
+    /// placed ring's own for consistent-hash (`crc32 (nginx ring)`), the
+    /// `hash` setting otherwise.
+    pub fn hash_words(&self) -> &'static str {
+        match (self.scheme, self.ring) {
+            (Scheme::ConsistentHash, Placement::Nginx) => "crc32 (nginx ring)",
+            (Scheme::ConsistentHash, Placement::Ketama) => "md5 (ketama ring)",
+            _ => self.hash.id(),
+        }
+    }
+
     /// What makes this experiment's count not like for like with the other
     /// schemes', said where the figure is shown: jump hash numbers its
     /// buckets, so it can only drop the last one; removing any other node
@@ -176,6 +192,7 @@ impl Default for Remap {
             key_format: "session:{i}".to_string(),
             vnodes: 160,
             hash: HashFn::DEFAULT,
+            ring: Placement::Lbsim,
         }
     }
 }
@@ -234,9 +251,13 @@ impl Lookup {
         match remap.scheme {
             Scheme::Modulo => Lookup::Modulo(nodes.len() as u64),
             Scheme::Jump => Lookup::Jump(nodes.len() as u32),
-            Scheme::ConsistentHash => {
-                Lookup::Ring(Ring::build(nodes, &alloc::vec![1; nodes.len()], remap.vnodes, hash))
-            }
+            Scheme::ConsistentHash => Lookup::Ring(Ring::placed(
+                remap.ring,
+                nodes,
+                &alloc::vec![1; nodes.len()],
+                remap.vnodes,
+                hash,
+            )),
             Scheme::Maglev => Lookup::Maglev(maglev::populate(
                 &maglev::permutations(nodes, hash, maglev::TABLE_SIZE),
                 maglev::TABLE_SIZE,
@@ -330,6 +351,10 @@ impl<'a> Plan<'a> {
     /// The owner of a key before and after the change.
     fn owners(&self, key: &[u8]) -> (usize, usize) {
         let (remap, hash) = (self.remap, self.remap.hash);
+        if remap.scheme == Scheme::ConsistentHash {
+            let h = remap.ring.key_hash(key, hash);
+            return (self.before_lookup.owner(h), self.after_lookup.owner(h));
+        }
         if remap.scheme != Scheme::Rendezvous {
             let h = hash.hash(key);
             return (self.before_lookup.owner(h), self.after_lookup.owner(h));

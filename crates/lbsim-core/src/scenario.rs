@@ -12,6 +12,7 @@ use core::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::balancer::placement::Placement;
 use crate::balancer::AlgorithmId;
 use crate::fleet::events::{self, Events};
 use crate::hash::HashFn;
@@ -154,6 +155,11 @@ pub struct Scenario {
     pub vnodes: u32,
     /// HAProxy `hash-balance-factor` in percent (bounded-load).
     pub balance_factor: u32,
+    /// How the rings are placed (consistent-hash, bounded-load): `lbsim`,
+    /// or a real deployment's construction (`nginx`, `ketama`), which
+    /// brings its own hash and points per weight.
+    #[serde(skip_serializing_if = "Placement::is_default")]
+    pub ring: Placement,
     /// Fleet events (SPEC section 12); none: a fixed, healthy pool.
     #[serde(skip_serializing_if = "Events::is_empty")]
     pub events: Events,
@@ -237,6 +243,7 @@ impl Default for Scenario {
             hash: None,
             vnodes: 160,
             balance_factor: 125,
+            ring: Placement::Lbsim,
             events: Events::default(),
             error_ms: 1.0,
             connect_ms: 1.0,
@@ -350,7 +357,7 @@ pub const FIELDS: &[Field] = &[
         1.0,
         32.0,
         0.0,
-        "server names, one per server (letters, digits, - and _)",
+        "server names, one per server (letters, digits, - _ . and :, as host:port)",
     ),
     field(
         "balancers",
@@ -377,6 +384,15 @@ pub const FIELDS: &[Field] = &[
         1000.0,
         1.0,
         "bounded-load factor in percent (HAProxy)",
+    ),
+    field(
+        "ring",
+        FieldKind::Choice,
+        0.0,
+        0.0,
+        0.0,
+        "ring placement: lbsim, nginx (hash consistent: CRC-32, 160 per weight) or ketama (MD5); nginx and ketama \
+         override hash and vnodes",
     ),
     field("events", FieldKind::Events, 0.0, events::MAX_EVENTS as f64, 0.0, "fleet events over time"),
     field(
@@ -625,11 +641,13 @@ fn format_list<T: fmt::Display>(items: &[T]) -> String {
     parts.join(",")
 }
 
-/// Whether `name` may name a server: 1 to 32 letters, digits, `-` or `_`.
+/// Whether `name` may name a server: 1 to 32 letters, digits, `-`, `_`,
+/// `.` or `:` (so `10.0.0.1:8080`, as in a config file, for the rings that
+/// hash what NGINX and ketama clients hash).
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 32
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
 }
 
 impl Scenario {
@@ -675,6 +693,7 @@ impl Scenario {
             "hash" => self.hash = Some(text.trim().parse().map_err(|_| f.error(text))?),
             "vnodes" => self.vnodes = f.parse_integer(text)? as u32,
             "balance-factor" => self.balance_factor = f.parse_integer(text)? as u32,
+            "ring" => self.ring = text.trim().parse().map_err(|_| f.error(text))?,
             "events" => {
                 self.events = Events::parse(text).map_err(|item| ScenarioError {
                     field: f.key.to_string(),
@@ -733,6 +752,7 @@ impl Scenario {
             "hash" => self.hash?.id().to_string(),
             "vnodes" => self.vnodes.to_string(),
             "balance-factor" => self.balance_factor.to_string(),
+            "ring" => self.ring.id().to_string(),
             "events" => self.events.to_string(),
             "error-ms" => self.error_ms.to_string(),
             "connect-ms" => self.connect_ms.to_string(),
@@ -823,7 +843,13 @@ impl Scenario {
         }
         // One ring serves every copy for consistent-hash; bounded-load
         // keeps counts per copy, and a ring each.
-        let ring = u64::from(self.vnodes) * (0..n).map(|i| u64::from(self.weight(i))).sum::<u64>();
+        let weight = (0..n).map(|i| u64::from(self.weight(i))).sum::<u64>();
+        // NGINX places 160 points per weight unit, ketama about 160 per server.
+        let ring = match self.ring {
+            Placement::Lbsim => u64::from(self.vnodes) * weight,
+            Placement::Nginx => 160 * weight,
+            Placement::Ketama => 160 * n as u64,
+        };
         let has = |a: AlgorithmId| self.algorithms.contains(&a);
         let rings = if has(AlgorithmId::BoundedLoad) {
             u64::from(self.balancers)
@@ -914,6 +940,8 @@ impl Scenario {
             "mean-ms" => !bimodal,
             "sigma" => self.work == WorkKind::Lognormal,
             "load" => self.rate.is_none(),
+            // NGINX's and ketama's rings bring their own points per weight.
+            "vnodes" => self.ring == Placement::Lbsim,
             _ => true,
         }
     }

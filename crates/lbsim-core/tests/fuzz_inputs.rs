@@ -6,6 +6,7 @@
 mod fuzz;
 
 use fuzz::{fuzz, hostile_json, hostile_key, hostile_link, hostile_list, hostile_text, printable};
+use lbsim_core::balancer::placement::Placement;
 use lbsim_core::hash::HashFn;
 use lbsim_core::remap::{Change, Plan, Remap, Scheme};
 use lbsim_core::scenario::field_spec;
@@ -132,8 +133,9 @@ fn hostile_remap() -> impl Strategy<Value = Remap> {
         format,
         vnodes,
         prop::sample::select(HashFn::ALL.to_vec()),
+        prop::sample::select(Placement::ALL.to_vec()),
     )
-        .prop_map(|(scheme, nodes, change, keys, key_format, vnodes, hash)| Remap {
+        .prop_map(|(scheme, nodes, change, keys, key_format, vnodes, hash, ring)| Remap {
             scheme,
             nodes,
             change,
@@ -141,6 +143,7 @@ fn hostile_remap() -> impl Strategy<Value = Remap> {
             key_format,
             vnodes,
             hash,
+            ring,
         })
 }
 

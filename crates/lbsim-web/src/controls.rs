@@ -2,6 +2,7 @@
 //! ([`lbsim_core::scenario::FIELDS`]): one labelled input per URL key,
 //! named after it, showing its value and its range.
 
+use lbsim_core::balancer::placement::Placement;
 use lbsim_core::hash::HashFn;
 use lbsim_core::scenario::{field_spec, Field, FieldKind, WorkKind};
 use lbsim_core::{AlgorithmId, Scenario};
@@ -38,6 +39,7 @@ pub const LAYOUT: &[(&str, &str, &str)] = &[
     ("hash", "hashing", "hash function"),
     ("vnodes", "hashing", "ring points per weight"),
     ("balance-factor", "hashing", "bounded-load factor (%)"),
+    ("ring", "hashing", "ring placement"),
     ("events", "events", "events"),
     ("retries", "health", "retries"),
     ("count-5xx", "health", "count 5xx as failed (1 = yes)"),
@@ -105,6 +107,7 @@ fn choices(key: &str) -> Vec<(String, String)> {
             .chain(HashFn::ALL.iter().map(|h| (h.id().to_string(), h.id().to_string())))
             .collect(),
         "check" => ["tcp", "http"].iter().map(|k| (k.to_string(), k.to_string())).collect(),
+        "ring" => Placement::ALL.iter().map(|p| (p.id().to_string(), p.id().to_string())).collect(),
         _ => Vec::new(),
     }
 }

@@ -152,7 +152,7 @@ pub fn draw_remapping(s: &Scenario, look: &Look, force: bool) {
     }
     let change = Change::for_pool(&nodes, add);
     let (words, ideal) = (change.words(nodes.len()), change.ideal_share(nodes.len()));
-    let base = Remap { nodes, change, vnodes: s.vnodes, ..Remap::default() };
+    let base = Remap { nodes, change, vnodes: s.vnodes, ring: s.ring, ..Remap::default() };
     let reports: Vec<(&'static str, RemapReport)> =
         remap::compare(&base).into_iter().map(|(scheme, r)| (scheme.id(), r)).collect();
     if let Some(c) = canvas("remap") {

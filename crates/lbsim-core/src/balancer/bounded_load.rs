@@ -25,7 +25,6 @@ use alloc::vec::Vec;
 
 use super::consistent_hash::Ring;
 use super::{Balancer, Eligible, Pick, Pool, Rng, Unfinished};
-use crate::hash::HashFn;
 
 /// HAProxy's allowance for a server with weight `weight`, whose
 /// predecessors' weights sum to `cumulative`, when `served` requests are in
@@ -43,7 +42,6 @@ pub fn allowance(served: u64, factor: u64, weight: u64, cumulative: u64, total_w
 /// Consistent hashing with bounded loads.
 pub struct BoundedLoad {
     ring: Ring,
-    hash: HashFn,
     factor: u64,
     weights: Vec<u64>,
     cumulative: Vec<u64>,
@@ -58,7 +56,6 @@ impl BoundedLoad {
         let weights: Vec<u64> = pool.weights.iter().map(|&w| u64::from(w)).collect();
         BoundedLoad {
             ring: Ring::new(pool),
-            hash: pool.hash_or(HashFn::DEFAULT),
             factor: u64::from(pool.balance_factor),
             total_weight: weights.iter().sum(),
             cumulative: weights_before(weights.iter().copied()),
@@ -93,7 +90,7 @@ fn weights_before(weights: impl Iterator<Item = u64>) -> Vec<u64> {
 
 impl Balancer for BoundedLoad {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
-        let h = self.hash.hash(request.key().as_bytes());
+        let h = self.ring.key_hash(request.key().as_bytes());
         self.ring.walk_nearest(h).find(|&s| self.eligible(s)).unwrap_or(0)
     }
 
@@ -114,7 +111,7 @@ impl Balancer for BoundedLoad {
         if !eligible.any() {
             return None;
         }
-        let h = self.hash.hash(request.key().as_bytes());
+        let h = self.ring.key_hash(request.key().as_bytes());
         let mut first_allowed = None;
         for s in self.ring.walk_nearest(h) {
             if !eligible.allows(s) {
@@ -140,6 +137,7 @@ impl Balancer for BoundedLoad {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::HashFn;
 
     fn allowances(served: u64, factor: u64) -> [u64; 3] {
         [0, 1, 2].map(|i| allowance(served, factor, 1, i, 3))
@@ -194,7 +192,7 @@ mod tests {
         let home = bl.pick(&req, &mut rng);
         // Nothing in flight: tot = (0 + 1) * 125 + 99) / 100 = 2 slots over
         // 3 servers, at least 1 each, so the home server takes it.
-        let h = bl.hash.hash(req.key().as_bytes());
+        let h = bl.ring.key_hash(req.key().as_bytes());
         assert_eq!(home, bl.ring.points()[bl.ring.nearest(h)].1 as usize);
         bl.dispatched(home);
         // One in flight: tot = 3, one slot each; home is full.
@@ -238,7 +236,7 @@ mod tests {
             let tried = [user % 5];
             let eligible = Eligible { available: &available, tried: &tried, every_available: false };
             let request = Pick { now_ms: 0.0, user };
-            let h = bl.hash.hash(request.key().as_bytes());
+            let h = bl.ring.key_hash(request.key().as_bytes());
             let want = bl.ring.walk_nearest(h).find(|&s| eligible.allows(s) && bl.eligible(s));
             let got = bl.pick_eligible(&request, &mut rng, &eligible);
             assert_eq!(got, want.or_else(|| bl.ring.walk_nearest(h).find(|&s| eligible.allows(s))));

@@ -12,8 +12,9 @@
 
 use alloc::vec::Vec;
 
+use super::placement::Placement;
 use super::{Balancer, Eligible, Pick, Pool, Rng};
-use crate::hash::{HashFn, KeyBuf};
+use crate::hash::HashFn;
 
 /// A hash ring: sorted (point, server) pairs, with an index on the top
 /// bits of the hash so a lookup searches a few points, not the whole ring
@@ -28,27 +29,39 @@ pub struct Ring {
     shift: u32,
     /// Bits of the hash (32 or 64): distances on the ring wrap there.
     bits: u32,
+    /// How the points were placed, and so how keys hash.
+    placement: Placement,
+    /// The hash function of the `lbsim` placement.
+    hash: HashFn,
 }
 
 impl Ring {
-    /// The ring of `pool`.
+    /// The ring of `pool`, placed as its `ring` says.
     pub fn new(pool: &Pool) -> Ring {
-        Ring::build(&pool.names, &pool.weights, pool.vnodes, pool.hash_or(HashFn::DEFAULT))
+        Ring::placed(pool.ring, &pool.names, &pool.weights, pool.vnodes, pool.hash_or(HashFn::DEFAULT))
     }
 
     /// The ring of `names` with `vnodes` points per unit of `weights`.
     pub fn build<S: AsRef<str>>(names: &[S], weights: &[u32], vnodes: u32, hash: HashFn) -> Ring {
-        let mut points = Vec::new();
-        for (server, (name, &weight)) in names.iter().zip(weights).enumerate() {
-            for i in 0..u64::from(vnodes) * u64::from(weight) {
-                let mut key = KeyBuf::text(name.as_ref());
-                key.push_str("#");
-                key.push_u64(i);
-                points.push((hash.hash(key.as_bytes()), server as u32));
-            }
-        }
-        points.sort_unstable();
-        Ring::indexed(points, hash.bits())
+        Ring::placed(Placement::Lbsim, names, weights, vnodes, hash)
+    }
+
+    /// The ring of `names` and `weights` as `placement` puts it (`vnodes`
+    /// and `hash` apply to the `lbsim` placement only).
+    pub fn placed<S: AsRef<str>>(
+        placement: Placement,
+        names: &[S],
+        weights: &[u32],
+        vnodes: u32,
+        hash: HashFn,
+    ) -> Ring {
+        let (points, bits) = placement.points(names, weights, vnodes, hash);
+        Ring { placement, hash, ..Ring::indexed(points, bits) }
+    }
+
+    /// The hash of a key on this ring.
+    pub fn key_hash(&self, key: &[u8]) -> u64 {
+        self.placement.key_hash(key, self.hash)
     }
 
     fn indexed(points: Vec<(u64, u32)>, hash_bits: u32) -> Ring {
@@ -65,7 +78,7 @@ impl Ring {
             index.push(j as u32);
         }
         index.push(points.len() as u32);
-        Ring { points, index, shift, bits: hash_bits }
+        Ring { points, index, shift, bits: hash_bits, placement: Placement::Lbsim, hash: HashFn::DEFAULT }
     }
 
     /// Index of the first point at or clockwise after `h`.
@@ -126,19 +139,18 @@ impl Ring {
 /// Consistent hashing on a ring.
 pub struct ConsistentHash {
     ring: Ring,
-    hash: HashFn,
 }
 
 impl ConsistentHash {
     /// The ring of `pool`.
     pub fn new(pool: &Pool) -> ConsistentHash {
-        ConsistentHash { ring: Ring::new(pool), hash: pool.hash_or(HashFn::DEFAULT) }
+        ConsistentHash { ring: Ring::new(pool) }
     }
 }
 
 impl Balancer for ConsistentHash {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
-        self.ring.owner(self.hash.hash(request.key().as_bytes()))
+        self.ring.owner(self.ring.key_hash(request.key().as_bytes()))
     }
 
     fn observes_completions(&self) -> bool {
@@ -160,7 +172,7 @@ impl Balancer for ConsistentHash {
         if !eligible.any() {
             return None;
         }
-        self.ring.walk(self.hash.hash(request.key().as_bytes())).find(|&s| eligible.allows(s))
+        self.ring.walk(self.ring.key_hash(request.key().as_bytes())).find(|&s| eligible.allows(s))
     }
 }
 

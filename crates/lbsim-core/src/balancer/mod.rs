@@ -22,6 +22,7 @@ pub mod least_connections;
 pub mod least_request;
 pub mod maglev;
 pub mod peak_ewma;
+pub mod placement;
 pub mod power_of_two;
 pub mod random;
 pub mod rendezvous;
@@ -144,6 +145,8 @@ pub struct Pool {
     pub vnodes: u32,
     /// Bounded-load factor in percent.
     pub balance_factor: u32,
+    /// How the rings are placed.
+    pub ring: placement::Placement,
 }
 
 impl Pool {
@@ -155,6 +158,7 @@ impl Pool {
             hash: None,
             vnodes: 160,
             balance_factor: 125,
+            ring: placement::Placement::Lbsim,
         }
     }
 
@@ -167,6 +171,7 @@ impl Pool {
             hash: scenario.hash,
             vnodes: scenario.vnodes,
             balance_factor: scenario.balance_factor,
+            ring: scenario.ring,
         }
     }
 

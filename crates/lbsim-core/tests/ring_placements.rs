@@ -1,0 +1,68 @@
+//! Rings placed as real deployments place them (`ring=nginx|ketama`), for
+//! the consistent-hash and bounded-load rules and the remap experiment.
+//! The constructions themselves are pinned by vectors in
+//! `balancer/placement.rs`; these hold what follows from them.
+
+use lbsim_core::balancer::placement::Placement;
+use lbsim_core::remap::{remap, Change, Remap, Scheme};
+use lbsim_core::{run, AlgorithmId, Scenario};
+
+fn nodes(n: usize) -> Vec<String> {
+    (1..=n).map(|i| format!("10.0.0.{i}:8080")).collect()
+}
+
+#[test]
+fn a_joining_node_takes_about_its_share_and_only_from_the_others() {
+    for ring in [Placement::Nginx, Placement::Ketama] {
+        let experiment = Remap {
+            scheme: Scheme::ConsistentHash,
+            nodes: nodes(4),
+            change: Change::Add("10.0.0.5:8080".into()),
+            keys: 20_000,
+            ring,
+            ..Remap::default()
+        };
+        let report = remap(&experiment).expect("valid");
+        let share = report.moved as f64 / report.keys as f64;
+        assert!((0.13..0.27).contains(&share), "{}: moved {share}", ring.id());
+        let joined = report.after.0.iter().find(|(n, _)| n == "10.0.0.5:8080").map(|(_, k)| *k);
+        assert_eq!(joined, Some(report.moved), "{}: every moved key went to the new node", ring.id());
+    }
+}
+
+#[test]
+fn nginx_and_ketama_rings_ignore_vnodes_and_hash_but_lbsim_does_not() {
+    let base = Scenario {
+        servers: 3,
+        names: nodes(3),
+        requests: 3_000,
+        algorithms: vec![AlgorithmId::ConsistentHash, AlgorithmId::BoundedLoad],
+        ..Scenario::default()
+    };
+    for ring in [Placement::Nginx, Placement::Ketama] {
+        let placed = Scenario { ring, ..base.clone() };
+        let other = Scenario { vnodes: 7, hash: Some(lbsim_core::hash::HashFn::Fnv1a32), ..placed.clone() };
+        let (a, b) = (run(&placed).expect("valid"), run(&other).expect("valid"));
+        assert_eq!(a.results, b.results, "{}: its own points and hash", ring.id());
+        assert_ne!(a.results, run(&base).expect("valid").results, "{}: not the lbsim ring", ring.id());
+        assert!(!placed.uses("vnodes"));
+    }
+    let seven = Scenario { vnodes: 7, ..base.clone() };
+    assert_ne!(run(&seven).expect("valid").results, run(&base).expect("valid").results);
+}
+
+#[test]
+fn the_ring_is_a_link_key_and_a_json_key_only_when_set() {
+    let mut s = Scenario::default();
+    assert!(!serde_json::to_string(&s).expect("json").contains("\"ring\""));
+    s.set("ring", "nginx").expect("valid");
+    s.set("names", "10.0.0.1:8080,10.0.0.2:8080,10.0.0.3,db-4.local:11211").expect("host:port names");
+    let json = serde_json::to_string(&s).expect("json");
+    assert!(json.contains("\"ring\":\"nginx\""));
+    assert_eq!(serde_json::from_str::<Scenario>(&json).expect("parses"), s);
+    let link = lbsim_core::url::encode(&s);
+    assert!(link.contains("ring=nginx"), "{link}");
+    assert_eq!(lbsim_core::url::decode_strict(&link), Ok(s.clone()));
+    let err = s.set("ring", "maglev").expect_err("not a placement");
+    assert_eq!(err.field, "ring");
+}
