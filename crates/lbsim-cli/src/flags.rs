@@ -44,6 +44,7 @@ pub fn field_help(key: &str) -> String {
     let default = match (key, Scenario::default().get(key)) {
         ("algorithms", _) => "all".to_string(),
         ("names", _) => "s1..sN".to_string(),
+        ("events", _) => "none: a fixed, healthy pool".to_string(),
         (_, Some(text)) if text.is_empty() => "all 1".to_string(),
         (_, Some(text)) => text,
         ("rate", None) => "from load".to_string(),
