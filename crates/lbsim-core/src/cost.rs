@@ -155,7 +155,8 @@ pub fn run(scenario: &Scenario) -> Work {
         cells: n * QUEUE_BUCKETS * rules + u64::from(scenario.users),
         ..Work::default()
     };
-    if scenario.uses_fleet() {
+    let fleet = scenario.uses_fleet();
+    if fleet {
         // The fleet's loop costs up to half as much again per request.
         work.picks += work.picks / 2;
     }
@@ -166,7 +167,7 @@ pub fn run(scenario: &Scenario) -> Work {
             AlgorithmId::BoundedLoad => work.ring_points += ring * u64::from(scenario.balancers),
             // A fleet run gives every copy its own table (availability is
             // per copy).
-            AlgorithmId::Maglev if scenario.uses_fleet() => {
+            AlgorithmId::Maglev if fleet => {
                 work.maglev_probes += maglev_probes() * u64::from(scenario.balancers)
             }
             AlgorithmId::Maglev => work.maglev_probes += maglev_probes(),

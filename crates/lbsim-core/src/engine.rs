@@ -432,14 +432,15 @@ impl Prepared {
     }
 
     fn start(&self, algorithm: AlgorithmId) -> AlgorithmRun {
-        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
         if self.scenario.uses_fleet() {
-            self.start_fleet(&mut run, false);
+            return self.start_fleet(algorithm, false);
         }
-        run
+        AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms())
     }
 
-    fn start_fleet(&self, run: &mut AlgorithmRun, log: bool) {
+    /// A run through the fleet's event loop (`log`: keep every attempt).
+    fn start_fleet(&self, algorithm: AlgorithmId, log: bool) -> AlgorithmRun {
+        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
         // Availability is per copy, so every copy has its own rule, unless
         // the rule reads availability only from each pick's `Eligible`.
         let first = balancer::build(run.algorithm, &self.pool);
@@ -450,14 +451,15 @@ impl Prepared {
                 .chain((1..self.scenario.balancers).map(|_| balancer::build(run.algorithm, &self.pool)))
                 .collect()
         };
-        run.fleet = Some(Box::new(fleet::State::new(&self.scenario, &self.pool, &self.workload, run, log)));
+        run.fleet =
+            Some(Box::new(fleet::State::new(&self.scenario, &self.pool, &self.workload, &mut run, log)));
+        run
     }
 
     /// Runs one algorithm through the fleet's event loop even when the
     /// scenario has no events (the static engine's check: the two agree).
     pub fn run_fleet(&self, algorithm: AlgorithmId) -> AlgorithmResult {
-        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
-        self.start_fleet(&mut run, false);
+        let mut run = self.start_fleet(algorithm, false);
         run.advance(&self.workload, u64::MAX);
         run.finish(&self.scenario, &self.workload)
     }
@@ -465,8 +467,7 @@ impl Prepared {
     /// Every attempt of every request under one algorithm, through the
     /// fleet's event loop, in the order they were sent.
     pub fn attempt_log(&self, algorithm: AlgorithmId) -> Vec<fleet::Attempt> {
-        let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
-        self.start_fleet(&mut run, true);
+        let mut run = self.start_fleet(algorithm, true);
         run.advance(&self.workload, u64::MAX);
         run.fleet.map(|f| f.attempts()).unwrap_or_default()
     }

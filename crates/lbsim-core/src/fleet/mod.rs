@@ -91,16 +91,6 @@ struct CopyHealth {
     pending_errors: Vec<u32>,
 }
 
-impl CopyHealth {
-    fn pending_weights(&mut self, weights: Vec<u32>) {
-        self.weights = Some(weights);
-    }
-
-    fn take_weights(&mut self) -> Option<Vec<u32>> {
-        self.weights.take()
-    }
-}
-
 /// Per-server figures of a fleet run.
 pub(crate) struct ServerFigures {
     pub errors: u64,
@@ -146,9 +136,6 @@ pub(crate) struct State {
     unsettled: bool,
     /// When time alone may make the fleet quiet (a warm-up ends).
     recheck_ms: f64,
-    /// Configured speed per server.
-    speeds: Vec<f64>,
-    warmup_ms: f64,
     /// Attempts sent, with or without a record.
     sent: u64,
     /// Ends of exclusions and ejections: (time, copy, server).
@@ -237,8 +224,6 @@ impl State {
             unsettled: true,
             light_server: if run.observes { alloc::vec![0; workload.requests.len()] } else { Vec::new() },
             recheck_ms: f64::INFINITY,
-            speeds: (0..n).map(|i| scenario.speed(i)).collect(),
-            warmup_ms: f64::from(scenario.warmup_ms),
             sent: 0,
             probe_ms: f64::INFINITY,
             events,
@@ -348,13 +333,10 @@ impl State {
         for s in 0..self.members.len() {
             let c = self.timeline.at(s, now);
             plain &= c.member && c.slow.is_none() && !c.failing && !c.crashed;
-            if let Some(since) = c.cold_since.filter(|_| self.warmup_ms > 0.0) {
+            if let Some(warm) = self.timeline.warm_at(&c).filter(|&warm| now < warm) {
                 // Warming up: quiet, if at all, once it is warm.
-                let warm = since + self.warmup_ms;
-                if now < warm {
-                    plain = false;
-                    self.recheck_ms = self.recheck_ms.min(warm);
-                }
+                plain = false;
+                self.recheck_ms = self.recheck_ms.min(warm);
             }
         }
         plain
@@ -403,7 +385,7 @@ impl State {
             let server = &mut run.servers[s];
             let Some(earliest) = server.slots.peek() else { continue };
             let start = now.max(f64::from_bits(earliest.0));
-            let service = request.work_ms / self.speeds[s];
+            let service = request.work_ms / self.timeline.configured_speed(s);
             let done = start + service;
             if done >= until {
                 self.dispatch(run, workload, index, c, s, now, None);
@@ -566,10 +548,10 @@ impl State {
             .collect();
         if ramping {
             h.reweighted = true;
-            h.pending_weights(weights);
+            h.weights = Some(weights);
         } else if h.reweighted {
             h.reweighted = false;
-            h.pending_weights(self.weights.clone());
+            h.weights = Some(self.weights.clone());
         }
         ramping
     }
@@ -607,7 +589,7 @@ impl State {
             at = attempt.previous;
         }
         let h = &mut self.health[c];
-        if let Some(weights) = h.take_weights() {
+        if let Some(weights) = h.weights.take() {
             self.unsettled = true;
             run.copies[r].reweight(&weights);
         }

@@ -87,13 +87,24 @@ impl Timeline {
         list[i.saturating_sub(1)].1
     }
 
+    /// Server `s`'s configured speed (no event, no warm-up).
+    pub fn configured_speed(&self, s: usize) -> f64 {
+        self.speeds[s]
+    }
+
+    /// When a server in `condition` is warm again, if it joined or came
+    /// back from a crash with warm-up on.
+    pub fn warm_at(&self, condition: &Condition) -> Option<f64> {
+        condition.cold_since.filter(|_| self.warmup_ms > 0.0).map(|since| since + self.warmup_ms)
+    }
+
     /// The speed of a request that starts on `s` at `t`: its configured
     /// speed (or the `slow=F` in force), times the warm-up ramp from
     /// `cold-speed` to 1 over `warmup-ms` after a join or a crash.
     pub fn speed(&self, s: usize, t: f64, condition: &Condition) -> f64 {
         let base = condition.slow.unwrap_or(self.speeds[s]);
-        match condition.cold_since {
-            Some(since) if self.warmup_ms > 0.0 && t < since + self.warmup_ms => {
+        match (condition.cold_since, self.warm_at(condition)) {
+            (Some(since), Some(warm)) if t < warm => {
                 let warmed = (t - since) / self.warmup_ms;
                 base * (self.cold_speed + (1.0 - self.cold_speed) * warmed)
             }
