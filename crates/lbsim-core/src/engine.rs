@@ -31,6 +31,12 @@ pub(crate) fn bits(t: f64) -> u64 {
     t.to_bits()
 }
 
+/// The time bucket of `t` in a series of [`QUEUE_BUCKETS`] buckets of
+/// `bucket_ms` (the last one takes what comes after the last arrival).
+pub(crate) fn bucket_of(t: f64, bucket_ms: f64) -> usize {
+    ((t / bucket_ms) as usize).min(QUEUE_BUCKETS - 1)
+}
+
 /// One server's queue: start times of waiting requests (non-decreasing under
 /// FIFO), with the exact time integral of its length and a bucketed series
 /// of its maximum.
@@ -55,8 +61,8 @@ impl Queue {
         }
     }
 
-    pub(crate) fn bucket(&self, t: f64) -> usize {
-        ((t / self.bucket_ms) as usize).min(QUEUE_BUCKETS - 1)
+    fn bucket(&self, t: f64) -> usize {
+        bucket_of(t, self.bucket_ms)
     }
 
     /// The current length held from `last_ms` until `to`.
@@ -279,7 +285,7 @@ impl AlgorithmRun {
         self.deliver_completions(workload, u64::MAX);
         let horizon = workload.horizon_ms();
         let n = workload.requests.len().max(1) as f64;
-        let fleet = self.fleet.take().map(|f| f.finish(horizon));
+        let mut fleet = self.fleet.take().map(|f| f.finish(horizon));
         // Shares are over attempts (a retry is a request its server serves).
         let attempts = fleet.as_ref().map_or(n, |f| f.attempts.max(1) as f64);
         let [quick, slow] = &self.latencies;
@@ -303,7 +309,7 @@ impl AlgorithmRun {
             .enumerate()
             .map(|(i, (server, name))| {
                 server.queue.advance_to(f64::INFINITY);
-                let per_server = fleet.as_ref().map(|f| &f.servers[i]);
+                let per_server = fleet.as_mut().map(|f| &mut f.servers[i]);
                 ServerResult {
                     name,
                     requests: server.requests,
@@ -316,9 +322,9 @@ impl AlgorithmRun {
                     peak_queue: server.queue.peak,
                     mean_queue: server.queue.integral / makespan,
                     queue_series: core::mem::take(&mut server.queue.series),
-                    errors: per_server.map(|s| s.errors),
-                    ejected_ms: per_server.map(|s| s.ejected_ms),
-                    requests_series: per_server.map(|s| s.requests_series.clone()),
+                    errors: per_server.as_ref().map(|s| s.errors),
+                    ejected_ms: per_server.as_ref().map(|s| s.ejected_ms),
+                    requests_series: per_server.map(|s| core::mem::take(&mut s.requests_series)),
                 }
             })
             .collect();

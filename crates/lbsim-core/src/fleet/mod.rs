@@ -27,7 +27,7 @@ use self::events::EventKind;
 use self::health::{slow_start_factor, Active, Downtime, Outlier, Passive};
 use self::timeline::Timeline;
 use crate::balancer::{Eligible, Pick, Pool};
-use crate::engine::{bits, AlgorithmRun};
+use crate::engine::{bits, bucket_of, AlgorithmRun};
 use crate::report::{percentiles, Percentiles, QUEUE_BUCKETS};
 use crate::scenario::{CheckKind, Scenario};
 use crate::workload::Workload;
@@ -265,7 +265,7 @@ impl State {
     }
 
     fn bucket(run: &AlgorithmRun, t: f64) -> usize {
-        ((t / run.bucket_ms) as usize).min(QUEUE_BUCKETS - 1)
+        bucket_of(t, run.bucket_ms)
     }
 
     /// The time of the next probe, timer or slow-start tick.
@@ -888,11 +888,15 @@ impl State {
 
     pub(crate) fn finish(self, horizon_ms: f64) -> Finished {
         let copies = self.health.len() as f64;
-        let servers = (0..self.members.len())
-            .map(|s| ServerFigures {
+        let health = &self.health;
+        let servers = self
+            .requests_series
+            .into_iter()
+            .enumerate()
+            .map(|(s, requests_series)| ServerFigures {
                 errors: self.server_errors[s],
-                ejected_ms: self.health.iter().map(|h| h.downtime[s].until(horizon_ms)).sum::<f64>() / copies,
-                requests_series: self.requests_series[s].clone(),
+                ejected_ms: health.iter().map(|h| h.downtime[s].until(horizon_ms)).sum::<f64>() / copies,
+                requests_series,
             })
             .collect();
         let mut ok_latencies = self.ok_latencies;
