@@ -113,6 +113,31 @@ pub(crate) struct Server {
     pub(crate) queue: Queue,
 }
 
+impl Server {
+    /// When a request arriving at `now` starts: at its earliest free slot's
+    /// free time, or at once.
+    #[inline]
+    pub(crate) fn start_at(&self, now: f64) -> f64 {
+        self.slots.peek().map_or(now, |earliest| now.max(f64::from_bits(earliest.0)))
+    }
+
+    /// The earliest free slot takes a request that arrived at `now`, starts
+    /// at `start` and runs for `service`: the heap's top is replaced in
+    /// place (one sift-down instead of a pop and a push), and the request
+    /// waits in the queue until it starts.
+    #[inline]
+    pub(crate) fn occupy(&mut self, now: f64, start: f64, service: f64) {
+        if let Some(mut earliest) = self.slots.peek_mut() {
+            earliest.0 = bits(start + service);
+        }
+        self.busy_ms += service;
+        self.queue.advance_to(now);
+        if start > now {
+            self.queue.enqueue(start);
+        }
+    }
+}
+
 /// A completion to deliver to the copy that sent the request: (finish time
 /// as sortable bits, request index). Small entries keep the heap fast; the
 /// index orders equal times and finds the rest.
@@ -222,20 +247,11 @@ impl AlgorithmRun {
             copy.dispatched(s);
 
             let server = &mut self.servers[s];
-            // The earliest free slot takes the request: replace the heap's
-            // top in place (one sift-down instead of a pop and a push).
-            let Some(mut earliest) = server.slots.peek_mut() else { continue };
-            let start = now.max(f64::from_bits(earliest.0));
+            let start = server.start_at(now);
             let service = request.work_ms / server.speed;
             let done = start + service;
-            earliest.0 = bits(done);
-            drop(earliest);
+            server.occupy(now, start, service);
             server.requests += 1;
-            server.busy_ms += service;
-            server.queue.advance_to(now);
-            if start > now {
-                server.queue.enqueue(start);
-            }
 
             let wait = start - now;
             let latency = done - now;

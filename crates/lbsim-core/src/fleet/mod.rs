@@ -383,23 +383,15 @@ impl State {
             let s = run.copies[r].pick(&pick, &mut run.rng);
             run.copies[r].dispatched(s);
             let server = &mut run.servers[s];
-            let Some(earliest) = server.slots.peek() else { continue };
-            let start = now.max(f64::from_bits(earliest.0));
+            let start = server.start_at(now);
             let service = request.work_ms / self.timeline.configured_speed(s);
             let done = start + service;
             if done >= until {
                 self.dispatch(run, workload, index, c, s, now, None);
                 continue;
             }
-            if let Some(mut earliest) = server.slots.peek_mut() {
-                earliest.0 = bits(done);
-            }
+            server.occupy(now, start, service);
             server.requests += 1;
-            server.busy_ms += service;
-            server.queue.advance_to(now);
-            if start > now {
-                server.queue.enqueue(start);
-            }
             self.requests_series[s][Self::bucket(run, now)] += 1;
             self.sent += 1;
             if self.keep_log {
@@ -643,8 +635,7 @@ impl State {
         let (start, done, outcome) = if condition.crashed {
             (now, now + self.connect_ms, Outcome::Connection)
         } else {
-            let Some(mut earliest) = server.slots.peek_mut() else { return };
-            let start = now.max(f64::from_bits(earliest.0));
+            let start = server.start_at(now);
             let at_start = self.timeline.at(s, start);
             let (service, outcome) = if at_start.failing {
                 (self.error_ms, Outcome::Http500)
@@ -652,13 +643,7 @@ impl State {
                 (request.work_ms / self.timeline.speed(s, start, &at_start), Outcome::Ok)
             };
             let done = start + service;
-            earliest.0 = bits(done);
-            drop(earliest);
-            server.busy_ms += service;
-            server.queue.advance_to(now);
-            if start > now {
-                server.queue.enqueue(start);
-            }
+            server.occupy(now, start, service);
             // Only a crash undoes a fixed outcome; the crashes are known.
             at_risk = self.crashes[s].iter().any(|&c| c > now && c <= done);
             (start, done, outcome)
