@@ -155,7 +155,7 @@ pub fn run(scenario: &Scenario) -> Work {
         cells: n * QUEUE_BUCKETS * rules + u64::from(scenario.users),
         ..Work::default()
     };
-    let fleet = scenario.uses_fleet();
+    let fleet = scenario.uses_event_loop();
     if fleet {
         // The fleet's loop costs up to half as much again per request.
         work.picks += work.picks / 2;

@@ -302,6 +302,11 @@ impl AlgorithmRun {
         let horizon = workload.horizon_ms();
         let n = workload.requests.len().max(1) as f64;
         let mut fleet = self.fleet.take().map(|f| f.finish(horizon));
+        let mut caches = fleet.as_mut().and_then(|f| f.caches.take());
+        // Caches and connections alone take the fleet's loop but have no
+        // errors, retries or ejections to report (a static scenario forced
+        // through it, as `run_fleet` does, reports them, to compare).
+        let mut fleet = fleet.filter(|_| scenario.uses_fleet() || !scenario.uses_event_loop());
         // Shares are over attempts (a retry is a request its server serves).
         let attempts = fleet.as_ref().map_or(n, |f| f.attempts.max(1) as f64);
         let [quick, slow] = &self.latencies;
@@ -341,6 +346,7 @@ impl AlgorithmRun {
                     errors: per_server.as_ref().map(|s| s.errors),
                     ejected_ms: per_server.as_ref().map(|s| s.ejected_ms),
                     requests_series: per_server.map(|s| core::mem::take(&mut s.requests_series)),
+                    hit_rate: caches.as_ref().map(|c| c.servers[i]),
                 }
             })
             .collect();
@@ -367,6 +373,8 @@ impl AlgorithmRun {
             retries: fleet.as_ref().map(|f| f.retries),
             error_share: fleet.as_ref().map(|f| f.errors as f64 / n),
             error_series: fleet.map(|f| f.error_series),
+            hit_rate: caches.as_ref().map(|c| c.hit_rate),
+            hit_series: caches.as_mut().map(|c| core::mem::take(&mut c.hit_series)),
             makespan_ms: self.makespan_ms,
             queue_bucket_ms: self.bucket_ms,
             queue_series,
@@ -454,7 +462,7 @@ impl Prepared {
     }
 
     fn start(&self, algorithm: AlgorithmId) -> AlgorithmRun {
-        if self.scenario.uses_fleet() {
+        if self.scenario.uses_event_loop() {
             return self.start_fleet(algorithm, false);
         }
         AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms())

@@ -50,12 +50,17 @@ impl Report {
     /// [`Headline`] row per algorithm (the CLI's `--format csv` and the
     /// page's download).
     ///
-    /// A run of the fleet over time adds `errors,retries,error_share`.
+    /// A run of the fleet over time adds `errors,retries,error_share`; one
+    /// with caches adds `hit_rate`.
     pub fn csv(&self) -> String {
         let fleet = self.scenario.uses_fleet();
+        let caches = self.has_caches();
         let mut out = String::from(HEADLINE_HEADER);
         if fleet {
             out.push_str(FLEET_HEADER);
+        }
+        if caches {
+            out.push_str(CACHE_HEADER);
         }
         out.push('\n');
         for r in &self.results {
@@ -63,6 +68,9 @@ impl Report {
             out += &h.csv();
             if fleet {
                 out += &h.fleet_csv();
+            }
+            if caches {
+                out += &h.cache_csv();
             }
             out.push('\n');
         }
@@ -73,6 +81,11 @@ impl Report {
     /// add an errors column only then).
     pub fn has_errors(&self) -> bool {
         self.results.iter().any(|r| r.errors.unwrap_or(0) > 0)
+    }
+
+    /// Whether the servers kept caches (front ends add a hit rate column).
+    pub fn has_caches(&self) -> bool {
+        self.results.iter().any(|r| r.hit_rate.is_some())
     }
 
     /// Whether any algorithm retried a request.
@@ -133,6 +146,9 @@ pub struct Headline {
     /// Errors / requests (fleet runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_share: Option<f64>,
+    /// Share of requests served from a cache (caches on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hit_rate: Option<f64>,
 }
 
 impl From<&AlgorithmResult> for Headline {
@@ -156,12 +172,16 @@ impl From<&AlgorithmResult> for Headline {
             errors: r.errors,
             retries: r.retries,
             error_share: r.error_share,
+            hit_rate: r.hit_rate,
         }
     }
 }
 
 /// What the fleet over time adds to the CSV header ([`Headline::fleet_csv`]).
 pub const FLEET_HEADER: &str = ",errors,retries,error_share";
+
+/// What caches add to the CSV header ([`Headline::cache_csv`]).
+pub const CACHE_HEADER: &str = ",hit_rate";
 
 /// The CSV header of [`Headline`] rows.
 pub const HEADLINE_HEADER: &str = "algorithm,quick_p99_ms,slow_p99_ms,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,\
@@ -177,6 +197,12 @@ impl Headline {
             self.retries.unwrap_or(0),
             self.error_share.unwrap_or(0.0)
         )
+    }
+
+    /// The caches' CSV field after the others, with a leading comma; an
+    /// empty field for a run without caches.
+    pub fn cache_csv(&self) -> String {
+        format!(",{}", self.hit_rate.map(|h| h.to_string()).unwrap_or_default())
     }
 
     /// The CSV fields, in header order; a missing class is an empty field.
@@ -312,6 +338,9 @@ pub struct ServerResult {
     /// Requests sent to it in each time bucket (fleet runs).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub requests_series: Option<Vec<u32>>,
+    /// Share of this server's lookups its cache answered (caches on).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub hit_rate: Option<f64>,
 }
 
 /// One algorithm's results.
@@ -342,6 +371,14 @@ pub struct AlgorithmResult {
     /// runs).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error_series: Option<Vec<u32>>,
+    /// Share of the requests served from a server's cache (caches on;
+    /// over requests that did work: a 500 or a refusal asks no cache).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub hit_rate: Option<f64>,
+    /// The hit rate of the requests dispatched in each time bucket (of
+    /// `queue_bucket_ms`); `None` for a bucket without any.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub hit_series: Option<Vec<Option<f64>>>,
     /// Time of the last completion in ms.
     pub makespan_ms: f64,
     /// Width of a queue-series bucket in ms.

@@ -63,6 +63,64 @@ fn is_tcp(v: &CheckKind) -> bool {
     *v == CheckKind::Tcp
 }
 
+/// Where the balancer works (SPEC section 13): per request (layer 7) or
+/// per connection (layer 4, long-lived multiplexed connections). JSON
+/// writes it as the number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "u8", try_from = "u8")]
+pub enum Layer {
+    /// Layer 4: each user's connection is placed once and carries its
+    /// requests until it is re-opened.
+    L4,
+    /// Layer 7: every request is placed on its own.
+    #[default]
+    L7,
+}
+
+impl Layer {
+    /// The id used in URLs, flags and JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            Layer::L4 => "4",
+            Layer::L7 => "7",
+        }
+    }
+}
+
+impl From<Layer> for u8 {
+    fn from(layer: Layer) -> u8 {
+        match layer {
+            Layer::L4 => 4,
+            Layer::L7 => 7,
+        }
+    }
+}
+
+impl TryFrom<u8> for Layer {
+    type Error = &'static str;
+    fn try_from(n: u8) -> Result<Layer, &'static str> {
+        match n {
+            4 => Ok(Layer::L4),
+            7 => Ok(Layer::L7),
+            _ => Err("layer is 4 or 7"),
+        }
+    }
+}
+
+impl FromStr for Layer {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        [Layer::L4, Layer::L7].into_iter().find(|l| l.id() == s).ok_or(())
+    }
+}
+
+fn is_l7(v: &Layer) -> bool {
+    *v == Layer::L7
+}
+fn is_fifth(v: &f64) -> bool {
+    *v == 0.2
+}
+
 /// The distribution of service demand (work, in ms at speed 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -216,6 +274,19 @@ pub struct Scenario {
     /// Envoy slow start `aggression`.
     #[serde(skip_serializing_if = "is_one")]
     pub slow_start_aggression: f64,
+    /// Users each server caches, least recently used out first (0 = no
+    /// caches; SPEC section 13).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    pub cache_keys: u32,
+    /// Work of a cache hit, as a share of the request's work.
+    #[serde(skip_serializing_if = "is_fifth")]
+    pub hit_cost: f64,
+    /// Per request (7) or per long-lived connection (4).
+    #[serde(skip_serializing_if = "is_l7")]
+    pub layer: Layer,
+    /// Layer 4: a connection is re-opened after this long, in ms (0 = never).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    pub conn_life_ms: u32,
 }
 
 impl Default for Scenario {
@@ -262,6 +333,10 @@ impl Default for Scenario {
             cold_speed: 0.25,
             slow_start_ms: 0,
             slow_start_aggression: 1.0,
+            cache_keys: 0,
+            hit_cost: 0.2,
+            layer: Layer::L7,
+            conn_life_ms: 0,
         }
     }
 }
@@ -475,7 +550,35 @@ pub const FIELDS: &[Field] = &[
         "slow-start window in ms (Envoy; 0 = off)",
     ),
     field("slow-start-aggression", FieldKind::Real, 0.1, 10.0, 0.1, "slow-start aggression (Envoy)"),
+    field(
+        "cache-keys",
+        FieldKind::Integer,
+        0.0,
+        1_000_000.0,
+        10.0,
+        "users each server caches, LRU (0 = no caches)",
+    ),
+    field("hit-cost", FieldKind::Real, 0.0, 1.0, 0.05, "work of a cache hit, as a share of the request's"),
+    field(
+        "layer",
+        FieldKind::Choice,
+        0.0,
+        0.0,
+        0.0,
+        "7: every request placed; 4: each user's long-lived connection placed once",
+    ),
+    field(
+        "conn-life-ms",
+        FieldKind::Integer,
+        0.0,
+        86_400_000.0,
+        1000.0,
+        "layer 4: a connection is re-opened after this long, ms (0 = never)",
+    ),
 ];
+
+/// The fields of locality and connections (SPEC section 13).
+pub const LOCALITY_KEYS: &[&str] = &["cache-keys", "hit-cost", "layer", "conn-life-ms"];
 
 /// The fields of the fleet over time (SPEC section 12), `events` first.
 pub const FLEET_KEYS: &[&str] = &[
@@ -718,6 +821,10 @@ impl Scenario {
             "cold-speed" => self.cold_speed = f.parse_real(text)?,
             "slow-start-ms" => self.slow_start_ms = f.parse_integer(text)? as u32,
             "slow-start-aggression" => self.slow_start_aggression = f.parse_real(text)?,
+            "cache-keys" => self.cache_keys = f.parse_integer(text)? as u32,
+            "hit-cost" => self.hit_cost = f.parse_real(text)?,
+            "layer" => self.layer = text.trim().parse().map_err(|_| f.error(text))?,
+            "conn-life-ms" => self.conn_life_ms = f.parse_integer(text)? as u32,
             _ => unreachable!("every field in FIELDS has a setter"),
         }
         Ok(())
@@ -771,6 +878,10 @@ impl Scenario {
             "cold-speed" => self.cold_speed.to_string(),
             "slow-start-ms" => self.slow_start_ms.to_string(),
             "slow-start-aggression" => self.slow_start_aggression.to_string(),
+            "cache-keys" => self.cache_keys.to_string(),
+            "hit-cost" => self.hit_cost.to_string(),
+            "layer" => self.layer.id().to_string(),
+            "conn-life-ms" => self.conn_life_ms.to_string(),
             _ => return None,
         })
     }
@@ -911,6 +1022,18 @@ impl Scenario {
         FLEET_KEYS.iter().any(|key| self.get(key) != d.get(key))
     }
 
+    /// Whether servers keep caches (SPEC section 13).
+    pub fn uses_caches(&self) -> bool {
+        self.cache_keys > 0
+    }
+
+    /// Whether the run takes the fleet's event loop: the fleet over time,
+    /// caches or layer 4 connections (whose state changes request by
+    /// request). A scenario with none of them runs the static engine.
+    pub fn uses_event_loop(&self) -> bool {
+        self.uses_fleet() || self.uses_caches() || self.layer == Layer::L4
+    }
+
     /// Arrival rate in requests per second: given, or
     /// `load * sum(slots * speed) / E[work]`.
     pub fn rate_per_s(&self) -> f64 {
@@ -933,9 +1056,13 @@ impl Scenario {
         let bimodal = self.work == WorkKind::Bimodal;
         // Health and warm-up settings act only on a fleet that changes.
         if key != "events" && FLEET_KEYS.contains(&key) {
-            return !self.events.is_empty();
+            // Retries and HTTP errors are layer 7's (SPEC 13.1).
+            let layer7 = self.layer == Layer::L7 || !matches!(key, "retries" | "count-5xx");
+            return !self.events.is_empty() && layer7;
         }
         match key {
+            "hit-cost" => self.uses_caches(),
+            "conn-life-ms" => self.layer == Layer::L4,
             "slow-share" | "fast-ms" | "slow-ms" => bimodal,
             "mean-ms" => !bimodal,
             "sigma" => self.work == WorkKind::Lognormal,

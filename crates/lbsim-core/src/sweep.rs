@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::report::{Headline, FLEET_HEADER, HEADLINE_HEADER};
+use crate::report::{Headline, CACHE_HEADER, FLEET_HEADER, HEADLINE_HEADER};
 use crate::scenario::{field_spec, FieldKind, Scenario, ScenarioError, FIELDS};
 
 /// A parsed sweep: the field and its values' text forms, in order.
@@ -182,13 +182,21 @@ impl Sweep {
     /// download): the field, then [`HEADLINE_HEADER`]; one row per value
     /// and algorithm, `rows` holding each value's headlines. When any value
     /// ran the fleet over time, every row gains `errors,retries,error_share`
-    /// (zeros for a value that did not).
+    /// (zeros for a value that did not); with caches, `hit_rate`.
     pub fn csv(&self, rows: &[Vec<Headline>]) -> String {
         let fleet = rows.iter().flatten().any(|h| h.errors.is_some());
-        let mut out = format!("{},{HEADLINE_HEADER}{}\n", self.key, if fleet { FLEET_HEADER } else { "" });
+        let caches = rows.iter().flatten().any(|h| h.hit_rate.is_some());
+        let mut out = format!(
+            "{},{HEADLINE_HEADER}{}{}\n",
+            self.key,
+            if fleet { FLEET_HEADER } else { "" },
+            if caches { CACHE_HEADER } else { "" }
+        );
         for (value, rows) in self.values.iter().zip(rows) {
             for h in rows {
-                out += &format!("{value},{}{}\n", h.csv(), if fleet { h.fleet_csv() } else { String::new() });
+                let fleet = if fleet { h.fleet_csv() } else { String::new() };
+                let caches = if caches { h.cache_csv() } else { String::new() };
+                out += &format!("{value},{}{fleet}{caches}\n", h.csv());
             }
         }
         out

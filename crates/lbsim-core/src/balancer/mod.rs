@@ -57,6 +57,17 @@ pub trait Balancer {
     /// A request this copy sent to `server` finished at `now_ms` after
     /// `latency_ms`.
     fn completed(&mut self, _server: usize, _now_ms: f64, _latency_ms: f64) {}
+    /// Layer 4 (SPEC section 13): a connection this copy opened to
+    /// `server` (`dispatched` counted it) closed at `now_ms`. Counting
+    /// rules count open connections, so by default it is a completion
+    /// (whose latency no counting rule reads).
+    fn closed(&mut self, server: usize, now_ms: f64) {
+        self.completed(server, now_ms, 0.0);
+    }
+    /// Layer 4: a request on a connection this copy placed on `server`
+    /// finished at `now_ms` after `latency_ms` (rules that learn from
+    /// latency learn from it; counting rules count connections instead).
+    fn observed(&mut self, _server: usize, _now_ms: f64, _latency_ms: f64) {}
     /// Whether the rule reads completions; static rules skip that work.
     fn observes_completions(&self) -> bool {
         true

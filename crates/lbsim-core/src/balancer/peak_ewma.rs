@@ -14,6 +14,9 @@
 //! one). Slow start divides each cost by the server's effective weight
 //! (SPEC 12.1); while the effective weights are equal the division is left
 //! out, so it changes no comparison. EWMAs and counts are kept.
+//!
+//! At layer 4 the count is of open connections and the EWMA learns from
+//! the requests on the connections this copy placed (SPEC 13.1).
 
 use alloc::vec::Vec;
 
@@ -105,6 +108,14 @@ impl Balancer for PeakEwma {
 
     fn completed(&mut self, server: usize, now_ms: f64, latency_ms: f64) {
         self.active.remove(server);
+        self.estimates[server].observe(now_ms, latency_ms);
+    }
+
+    fn closed(&mut self, server: usize, _now_ms: f64) {
+        self.active.remove(server);
+    }
+
+    fn observed(&mut self, server: usize, now_ms: f64, latency_ms: f64) {
         self.estimates[server].observe(now_ms, latency_ms);
     }
 

@@ -15,6 +15,8 @@
 //! at which speed, or answers a 500. A crash is the one thing that undoes
 //! work already fixed: it fails what the server holds at that instant.
 
+pub mod cache;
+mod connections;
 pub mod events;
 pub mod health;
 pub mod timeline;
@@ -23,13 +25,15 @@ use alloc::collections::{BinaryHeap, VecDeque};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
+use self::cache::{CacheFigures, Caches};
+use self::connections::{place, Connections};
 use self::events::EventKind;
 use self::health::{slow_start_factor, Active, Downtime, Outlier, Passive};
 use self::timeline::Timeline;
 use crate::balancer::{Eligible, Pick, Pool};
 use crate::engine::{bits, bucket_of, AlgorithmRun};
 use crate::report::{percentiles, Percentiles, QUEUE_BUCKETS};
-use crate::scenario::{CheckKind, Scenario};
+use crate::scenario::{CheckKind, Layer, Scenario};
 use crate::workload::Workload;
 
 /// Marks an end in the heap as a light one: the request's index, not an
@@ -106,6 +110,7 @@ pub(crate) struct Finished {
     pub ok: Option<Percentiles>,
     pub error_series: Vec<u32>,
     pub servers: Vec<ServerFigures>,
+    pub caches: Option<CacheFigures>,
 }
 
 /// The fleet's part of one algorithm's run.
@@ -168,6 +173,12 @@ pub(crate) struct State {
     requests_series: Vec<Vec<u32>>,
     keep_log: bool,
     horizon_ms: f64,
+    /// Servers' caches, when they keep them (SPEC section 13).
+    caches: Option<Caches>,
+    /// Layer 4: every user's connection.
+    connections: Option<Connections>,
+    /// Layer 4: the copy that placed each first attempt with a light end.
+    light_copy: Vec<u16>,
 }
 
 impl State {
@@ -215,7 +226,15 @@ impl State {
                 crashes[s].push(t);
             }
         }
+        let layer4 = scenario.layer == Layer::L4;
         let mut state = State {
+            caches: (scenario.cache_keys > 0).then(|| Caches::new(n, scenario.cache_keys, scenario.hit_cost)),
+            connections: layer4.then(|| Connections::new(scenario.users, scenario.conn_life_ms)),
+            light_copy: if layer4 && run.observes {
+                alloc::vec![0; workload.requests.len()]
+            } else {
+                Vec::new()
+            },
             timeline,
             troubles,
             crashes,
@@ -248,8 +267,9 @@ impl State {
             in_order: 0,
             early: 0,
             ok_latencies: Vec::new(),
-            retries_allowed: scenario.retries,
-            count_5xx: scenario.count_5xx,
+            // Retries and HTTP errors are layer 7's (SPEC 13.1).
+            retries_allowed: if layer4 { 0 } else { scenario.retries },
+            count_5xx: scenario.count_5xx && !layer4,
             error_ms: scenario.error_ms,
             connect_ms: scenario.connect_ms,
             errors: 0,
@@ -377,19 +397,36 @@ impl State {
             }
             let index = run.next as u32;
             run.next += 1;
-            let c = usize::from(request.copy);
-            let r = c.min(run.copies.len() - 1);
             let pick = Pick { now_ms: now, user: request.user };
-            let s = run.copies[r].pick(&pick, &mut run.rng);
-            run.copies[r].dispatched(s);
+            let rng = &mut run.rng;
+            let Some((s, c)) = place(
+                &mut self.connections,
+                request.user,
+                usize::from(request.copy),
+                now,
+                &mut run.copies,
+                |rule| Some(rule.pick(&pick, rng)),
+            ) else {
+                continue;
+            };
             let server = &mut run.servers[s];
             let start = server.start_at(now);
-            let service = request.work_ms / self.timeline.configured_speed(s);
-            let done = start + service;
-            if done >= until {
-                self.dispatch(run, workload, index, c, s, now, None);
+            if start >= until {
+                self.dispatch(run, workload, index, c, s, now, None, None);
                 continue;
             }
+            // Until `until` every server is plain, so the cache is asked.
+            let work = match &mut self.caches {
+                Some(caches) => caches.work(s, request.user, request.work_ms, Self::bucket(run, now)),
+                None => request.work_ms,
+            };
+            let service = work / self.timeline.configured_speed(s);
+            let done = start + service;
+            if done >= until {
+                self.dispatch(run, workload, index, c, s, now, None, Some(work));
+                continue;
+            }
+            let server = &mut run.servers[s];
             server.occupy(now, start, service);
             server.requests += 1;
             self.requests_series[s][Self::bucket(run, now)] += 1;
@@ -400,7 +437,7 @@ impl State {
             } else {
                 self.answer(run, workload, index, done, true, start - now);
                 if self.observes {
-                    self.light_end(index, s, done);
+                    self.light_end(index, s, c, done);
                 }
             }
         }
@@ -410,6 +447,18 @@ impl State {
         let (t, s, kind) = self.events[self.next_event];
         self.next_event += 1;
         self.unsettled = true;
+        // A crashed server's cache is lost and a joining one starts cold;
+        // connections close on a crash or a leave (SPEC 13.1).
+        if matches!(kind, EventKind::Crash | EventKind::Join) {
+            if let Some(caches) = &mut self.caches {
+                caches.empty(s);
+            }
+        }
+        if matches!(kind, EventKind::Crash | EventKind::Leave) {
+            if let Some(connections) = &mut self.connections {
+                connections.close_to(s, t, &mut run.copies);
+            }
+        }
         match kind {
             EventKind::Crash => self.crash(run, s, t),
             EventKind::Join | EventKind::Leave => {
@@ -593,21 +642,25 @@ impl State {
         let eligible =
             Eligible { available: &h.available, tried: &tried[..count], every_available: h.unavailable == 0 };
         let pick = Pick { now_ms: now, user: request.user };
-        let Some(s) = run.copies[r].pick_eligible(&pick, &mut run.rng, &eligible) else {
+        let rng = &mut run.rng;
+        let placed = place(&mut self.connections, request.user, c, now, &mut run.copies, |rule| {
+            rule.pick_eligible(&pick, rng, &eligible)
+        });
+        let Some((s, c)) = placed else {
             // No live upstream: a 502 at once.
             let wait = self.wait_of[index as usize];
             self.answer(run, workload, index, now, false, wait);
             return;
         };
-        run.copies[r].dispatched(s);
         if previous.is_some() {
             self.retries += 1;
         }
-        self.dispatch(run, workload, index, c, s, now, previous);
+        self.dispatch(run, workload, index, c, s, now, previous, None);
     }
 
     /// Sends attempt `previous`'s successor (or the first attempt) of
-    /// request `index` from copy `c` to server `s`, which the rule picked.
+    /// request `index` from copy `c` to server `s`, which the rule picked;
+    /// `work`: what it does, when its cache was already asked.
     #[allow(clippy::too_many_arguments)]
     fn dispatch(
         &mut self,
@@ -618,6 +671,7 @@ impl State {
         s: usize,
         now: f64,
         previous: Option<u32>,
+        work: Option<f64>,
     ) {
         let request = &workload.requests[index as usize];
         self.health[c].passive.picked(s, now);
@@ -625,7 +679,8 @@ impl State {
             // The trial after a fail timeout: excluded until it answers.
             self.refresh(c, s, now, false);
         }
-        self.requests_series[s][Self::bucket(run, now)] += 1;
+        let bucket = Self::bucket(run, now);
+        self.requests_series[s][bucket] += 1;
         self.sent += 1;
         let server = &mut run.servers[s];
         server.requests += 1;
@@ -638,9 +693,15 @@ impl State {
             let start = server.start_at(now);
             let at_start = self.timeline.at(s, start);
             let (service, outcome) = if at_start.failing {
+                // A 500 does no work and leaves the cache alone.
                 (self.error_ms, Outcome::Http500)
             } else {
-                (request.work_ms / self.timeline.speed(s, start, &at_start), Outcome::Ok)
+                let work = match (work, &mut self.caches) {
+                    (Some(work), _) => work,
+                    (None, Some(caches)) => caches.work(s, request.user, request.work_ms, bucket),
+                    (None, None) => request.work_ms,
+                };
+                (work / self.timeline.speed(s, start, &at_start), Outcome::Ok)
             };
             let done = start + service;
             server.occupy(now, start, service);
@@ -663,7 +724,7 @@ impl State {
             let wait = self.wait_of[index as usize];
             self.answer(run, workload, index, done, true, wait);
             if self.observes {
-                self.light_end(index, s, done);
+                self.light_end(index, s, c, done);
             }
             return;
         }
@@ -686,8 +747,11 @@ impl State {
     /// Schedules the end of a first attempt whose outcome is fixed and
     /// answered, for the rule that reads completions only: no record, just
     /// the request and its server.
-    fn light_end(&mut self, index: u32, s: usize, done: f64) {
+    fn light_end(&mut self, index: u32, s: usize, c: usize, done: f64) {
         self.light_server[index as usize] = s as u32;
+        if let Some(copy) = self.light_copy.get_mut(index as usize) {
+            *copy = c as u16;
+        }
         self.ends.push(Reverse((bits(done), LIGHT | index)));
     }
 
@@ -737,9 +801,9 @@ impl State {
         if id & LIGHT != 0 {
             let index = (id & !LIGHT) as usize;
             let request = &workload.requests[index];
-            let c = usize::from(request.copy);
+            let c = self.light_copy.get(index).map_or(usize::from(request.copy), |&c| usize::from(c));
             let r = c.min(run.copies.len() - 1);
-            run.copies[r].completed(self.light_server[index] as usize, t, t - request.arrival_ms);
+            self.ended(&mut *run.copies[r], self.light_server[index] as usize, t, t - request.arrival_ms);
             return;
         }
         let a = &mut self.attempts[id as usize];
@@ -751,7 +815,7 @@ impl State {
         let a = *a;
         let (s, c) = (a.server as usize, usize::from(a.copy));
         let r = c.min(run.copies.len() - 1);
-        run.copies[r].completed(s, t, t - a.sent_ms);
+        self.ended(&mut *run.copies[r], s, t, t - a.sent_ms);
         let h = &mut self.health[c];
         if a.outcome == Outcome::Ok {
             // A success changes health state only where a failure is on
@@ -777,8 +841,11 @@ impl State {
         if failed {
             h.passive.failed(s, t);
         }
-        let members = self.members.iter().filter(|&&m| m).count();
-        self.health[c].outlier.errored(s, t, members);
+        // At layer 4 only connection errors are seen (SPEC 13.1).
+        if self.connections.is_none() || a.outcome == Outcome::Connection {
+            let members = self.members.iter().filter(|&&m| m).count();
+            self.health[c].outlier.errored(s, t, members);
+        }
         self.refresh(c, s, t, false);
         let mut tries = 1;
         let mut at = a.previous;
@@ -791,6 +858,16 @@ impl State {
         } else {
             let wait = self.wait_of[a.request as usize];
             self.answer(run, workload, a.request, t, false, wait);
+        }
+    }
+
+    /// A request the rule sent ended: a completion at layer 7; at layer 4
+    /// its connection stays open, so only its latency is news.
+    fn ended(&self, rule: &mut dyn crate::balancer::Balancer, s: usize, t: f64, latency: f64) {
+        if self.connections.is_some() {
+            rule.observed(s, t, latency);
+        } else {
+            rule.completed(s, t, latency);
         }
     }
 
@@ -893,6 +970,7 @@ impl State {
             ok,
             error_series: self.error_series,
             servers,
+            caches: self.caches.map(Caches::finish),
         }
     }
 }
