@@ -34,6 +34,8 @@ const VIEWS = [
   { name: "embed", path: "?embed=1&controls=slow-share,zipf,seed", size: { width: 800, height: 900 } },
   { name: "phone", path: "", size: PHONE },
   { name: "fleet, Health open", path: "#v=1&events=20s:s3:fail,40s:s3:recover", size: {}, health: true },
+  // A link that sets a cache opens the Cache and connections group.
+  { name: "caches at layer 4", path: "#v=1&cache-keys=300&layer=4", size: {} },
 ];
 
 for (const view of VIEWS) {

@@ -4,30 +4,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
-import { useBrowser, open, ready, nativeReport, cliReport, cliText, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
+import { useBrowser, open, ready, nativeReport, cliReport, tableValues, expectedTable, screenshot, drawnShares, assertDownloads, assertPresetMatchesCli } from "./support/harness.mjs";
 
 // Every rule, in canonical order, from the core's one registry (the
 // native core's default report lists them all).
 const ALGORITHMS = nativeReport({ requests: 1 }).scenario.algorithms;
 
 const env = useBrowser();
-
-/** Share of each canvas's pixels that differ from its corner (the background). */
-async function drawnShares(page) {
-  return page.evaluate(() =>
-    [...document.querySelectorAll("canvas")].filter((c) => c.checkVisibility()).map((c) => {
-      const ctx = c.getContext("2d");
-      if (!c.width || !c.height) return { id: c.id, share: 0, crisp: false };
-      const data = ctx.getImageData(0, 0, c.width, c.height).data;
-      let differ = 0;
-      for (let i = 0; i < data.length; i += 4) {
-        if (data[i] !== data[0] || data[i + 1] !== data[1] || data[i + 2] !== data[2]) differ++;
-      }
-      const crisp = c.width === Math.round(c.clientWidth * devicePixelRatio);
-      return { id: c.id, share: differ / (data.length / 4), crisp };
-    }),
-  );
-}
 
 test("the default page draws every plot and one row per algorithm, without console errors", async () => {
   for (const colorScheme of ["light", "dark"]) {
@@ -108,16 +91,8 @@ test("a link restores every control and gives the numbers of the native core and
   assert.equal(new URL(page.url()).hash, link, "the link round-trips");
   const native = nativeReport(scenario);
   assert.deepEqual(await tableValues(page), expectedTable(native));
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")]);
-  const json = JSON.parse(await readFile(await download.path(), "utf8"));
-  assert.deepEqual(json, native, "the JSON download is the native report");
-  const cli = cliReport(env.server.base + link);
-  if (cli) assert.deepEqual(json, cli, "and what `lbsim run --url` prints for the same link");
-  const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
-  const csvText = await readFile(await csv.path(), "utf8");
+  const csvText = await assertDownloads(page, env.server.base + link, native);
   assert.equal(csvText.trim().split("\n").length, ALGORITHMS.length + 1, "a header and one row per rule");
-  const cliCsv = cliText(env.server.base + link, "csv");
-  if (cliCsv !== null) assert.equal(csvText, cliCsv, "the CSV download is `lbsim run --url --format csv`, byte for byte");
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -132,11 +107,7 @@ test("the fleet's presets from the picker give the numbers of lbsim url --preset
     await ready(page);
     // The lesson names the fix to try.
     assert.match(await page.locator("#lesson").innerText(), /count-5xx|retries|slow-start-ms|routes around/);
-    if (process.env.LBSIM_CLI) {
-      const link = execFileSync(process.env.LBSIM_CLI, ["url", "--preset", id, "--base", env.server.base]).toString().trim();
-      assert.equal(link, `${env.server.base}#v=1&preset=${id}`, "lbsim url --preset gives the page's link");
-      assert.deepEqual(await tableValues(page), expectedTable(cliReport(link)), `${id}: and lbsim run --url`);
-    }
+    await assertPresetMatchesCli(page, env.server.base, id);
   }
   assert.deepEqual(errors, []);
   await context.close();
@@ -152,11 +123,7 @@ test("a fleet link shows the errors column and the fleet's plots, with the numbe
   assert.ok(!heads.includes("retries"), "no retries column without retries");
   const native = nativeReport({ events: "20s:s3:fail" });
   assert.deepEqual(await tableValues(page), expectedTable(native));
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")]);
-  const json = JSON.parse(await readFile(await download.path(), "utf8"));
-  assert.deepEqual(json, native, "the JSON download is the native report");
-  const cli = cliReport(env.server.base + link);
-  if (cli) assert.deepEqual(json, cli, "and what `lbsim run --url` prints for the same link");
+  await assertDownloads(page, env.server.base + link, native);
   const drawn = Object.fromEntries((await drawnShares(page)).map((c) => [c.id, c.share]));
   for (const id of ["errors", "requests", "queues"]) assert.ok(drawn[id] > 0.01, `#${id} drawn (${drawn[id]})`);
   // Retries add their column; a scenario without events hides the fleet's plots again.

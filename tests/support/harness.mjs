@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { extname, join, normalize, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { before, after } from "node:test";
+import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 
 export const DIST = resolve(process.env.LBSIM_DIST ?? "dist");
@@ -127,6 +128,8 @@ export function expectedTable(report) {
   // The fleet's columns show only when some rule has errors (retries).
   const errors = report.results.some((r) => r.errors > 0);
   const retries = report.results.some((r) => r.retries > 0);
+  // The hit rate column shows only when the servers kept caches.
+  const caches = report.results.some((r) => r.hit_rate !== undefined);
   for (const r of report.results) {
     const l = r.latency_ms;
     out[r.algorithm] = {
@@ -143,8 +146,53 @@ export function expectedTable(report) {
     };
     if (errors) Object.assign(out[r.algorithm], { errors: r.errors, "error-share": r.error_share });
     if (retries) out[r.algorithm].retries = r.retries;
+    if (caches) out[r.algorithm]["hit-rate"] = r.hit_rate;
   }
   return out;
+}
+
+/** Downloads the results as JSON and CSV and holds them against the
+ * native report and, when the CLI is at hand, `lbsim run --url URL` (the
+ * JSON equal, the CSV byte for byte). Returns the CSV text. */
+export async function assertDownloads(page, url, native) {
+  const [json] = await Promise.all([page.waitForEvent("download"), page.click("#download-json")]);
+  const report = JSON.parse(await readFile(await json.path(), "utf8"));
+  assert.deepEqual(report, native, "the JSON download is the native report");
+  const cli = cliReport(url);
+  if (cli) assert.deepEqual(report, cli, "and what `lbsim run --url` prints for the same link");
+  const [csv] = await Promise.all([page.waitForEvent("download"), page.click("#download-csv")]);
+  const text = await readFile(await csv.path(), "utf8");
+  const cliCsv = cliText(url, "csv");
+  if (cliCsv !== null) assert.equal(text, cliCsv, "the CSV download is `lbsim run --url --format csv`, byte for byte");
+  return text;
+}
+
+/** When the CLI is at hand: `lbsim url --preset ID` gives the page's link
+ * for the preset, and the page's table the numbers of `lbsim run --url`. */
+export async function assertPresetMatchesCli(page, base, id) {
+  const cli = process.env.LBSIM_CLI;
+  if (!cli) return;
+  const link = execFileSync(cli, ["url", "--preset", id, "--base", base]).toString().trim();
+  assert.equal(link, `${base}#v=1&preset=${id}`, "lbsim url --preset gives the page's link");
+  assert.deepEqual(await tableValues(page), expectedTable(cliReport(link)), `${id}: and lbsim run --url`);
+}
+
+/** Share of each visible canvas's pixels that differ from its corner (the
+ * background), and whether it is drawn at the device pixel ratio. */
+export async function drawnShares(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("canvas")].filter((c) => c.checkVisibility()).map((c) => {
+      const ctx = c.getContext("2d");
+      if (!c.width || !c.height) return { id: c.id, share: 0, crisp: false };
+      const data = ctx.getImageData(0, 0, c.width, c.height).data;
+      let differ = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i] !== data[0] || data[i + 1] !== data[1] || data[i + 2] !== data[2]) differ++;
+      }
+      const crisp = c.width === Math.round(c.clientWidth * devicePixelRatio);
+      return { id: c.id, share: differ / (data.length / 4), crisp };
+    }),
+  );
 }
 
 export async function screenshot(page, name, { fullPage = true } = {}) {

@@ -4,10 +4,10 @@
 
 use lbsim_core::balancer::placement::Placement;
 use lbsim_core::hash::HashFn;
-use lbsim_core::scenario::{field_spec, Field, FieldKind, WorkKind};
+use lbsim_core::scenario::{field_spec, Field, FieldKind, Layer, WorkKind};
 use lbsim_core::{AlgorithmId, Scenario};
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement};
+use web_sys::{Element, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::dom::{by_id, document, element, text_element};
 use crate::palette;
@@ -58,6 +58,10 @@ pub const LAYOUT: &[(&str, &str, &str)] = &[
     ("cold-speed", "health", "cold speed (share)"),
     ("slow-start-ms", "health", "slow start (ms, Envoy; 0 = off)"),
     ("slow-start-aggression", "health", "slow-start aggression"),
+    ("cache-keys", "locality", "cached users per server (0 = off)"),
+    ("hit-cost", "locality", "work of a cache hit (share)"),
+    ("layer", "locality", "balancer layer"),
+    ("conn-life-ms", "locality", "connection lifetime (ms; 0 = never re-opened)"),
 ];
 
 /// Real fields with a small range get a slider; the rest a number box.
@@ -108,6 +112,16 @@ fn choices(key: &str) -> Vec<(String, String)> {
             .collect(),
         "check" => ["tcp", "http"].iter().map(|k| (k.to_string(), k.to_string())).collect(),
         "ring" => Placement::ALL.iter().map(|p| (p.id().to_string(), p.id().to_string())).collect(),
+        "layer" => [Layer::L7, Layer::L4]
+            .iter()
+            .map(|&l| {
+                let words = match l {
+                    Layer::L7 => "per request",
+                    Layer::L4 => "per connection",
+                };
+                (l.id().to_string(), format!("{} ({words})", l.id()))
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -232,10 +246,24 @@ fn value_text(scenario: &Scenario, key: &str) -> String {
     scenario.get(key).unwrap_or_default()
 }
 
-/// Puts every control in step with the scenario.
+/// Puts every control in step with the scenario (a link, a preset), and
+/// opens each folded group holding a value other than the default, so
+/// what the scenario changed is in view.
 pub fn sync(scenario: &Scenario) {
+    let defaults = Scenario::default();
     for &(key, _, _) in LAYOUT {
         sync_one(scenario, key);
+        if scenario.get(key) != defaults.get(key) {
+            let group = document()
+                .query_selector(&format!(".control[data-key=\"{key}\"]"))
+                .ok()
+                .flatten()
+                .and_then(|wrap| wrap.closest("details").ok().flatten())
+                .and_then(|d| d.dyn_into::<HtmlDetailsElement>().ok());
+            if let Some(group) = group {
+                group.set_open(true);
+            }
+        }
     }
     let picked: Vec<&str> = scenario.algorithms.iter().map(|a| a.id()).collect();
     if let Ok(list) = document().query_selector_all("input[name=algorithms]") {

@@ -542,17 +542,42 @@ pub fn loads(
     root.present().map_err(fail)
 }
 
-/// A series over time of one result: the queue, or the errors.
-pub type Series = fn(&AlgorithmResult) -> &[u32];
+/// A series over time of one result, one value per bucket of
+/// `queue_bucket_ms` (`None`: nothing to show there, drawn as a gap).
+pub type Series = fn(&AlgorithmResult) -> Vec<Option<f64>>;
+
+/// What an over-time plot shows: its title, its y axis, the series, and
+/// whether the series is a share (drawn 0 to 100%, whatever the values).
+#[derive(Clone, Copy, Debug)]
+pub struct OverTime {
+    /// The plot's title.
+    pub title: &'static str,
+    /// The y axis's description.
+    pub y_desc: &'static str,
+    /// The values per bucket.
+    pub series: Series,
+    /// A share in 0..1, drawn as a percentage on a fixed axis.
+    pub share: bool,
+}
+
+fn counts(series: &[u32]) -> Vec<Option<f64>> {
+    series.iter().map(|&n| Some(f64::from(n))).collect()
+}
 
 /// The longest queue on any server in each bucket.
-pub fn queue_series(r: &AlgorithmResult) -> &[u32] {
-    &r.queue_series
+pub fn queue_series(r: &AlgorithmResult) -> Vec<Option<f64>> {
+    counts(&r.queue_series)
 }
 
 /// The errors in each bucket (fleet runs).
-pub fn error_series(r: &AlgorithmResult) -> &[u32] {
-    r.error_series.as_deref().unwrap_or_default()
+pub fn error_series(r: &AlgorithmResult) -> Vec<Option<f64>> {
+    counts(r.error_series.as_deref().unwrap_or_default())
+}
+
+/// The cache hit rate of the requests dispatched in each bucket (caches
+/// on); a bucket without any is a gap.
+pub fn hit_series(r: &AlgorithmResult) -> Vec<Option<f64>> {
+    r.hit_series.clone().unwrap_or_default()
 }
 
 /// Time the buckets of a result span, in s.
@@ -612,45 +637,61 @@ fn markers(
     Ok(())
 }
 
-/// A series over time (the longest queue on any server, or the errors),
-/// one line per algorithm, the fleet's events marked; a rule whose line
-/// dwarfs the rest runs off the top, marked in the legend.
+/// A series over time (the longest queue on any server, the errors, the
+/// hit rate), one line per algorithm, the fleet's events marked; a rule
+/// whose line dwarfs the rest runs off the top, marked in the legend.
 pub fn over_time(
     canvas: &HtmlCanvasElement,
     results: &[&AlgorithmResult],
-    (title, y_desc, series): (&str, &str, Series),
+    what: OverTime,
     events: &Events,
     look: &Look,
 ) -> Result<(), String> {
     let Some(root) = surface(canvas, look) else { return Ok(()) };
-    let body = titled(&root, title, look)?;
+    let body = titled(&root, what.title, look)?;
     let (plot, side, columns) = with_legend(&body, results.len() + 2, look);
     let span = span_s(results);
-    let peaks: Vec<f64> =
-        results.iter().map(|r| f64::from(series(r).iter().copied().max().unwrap_or(0))).collect();
-    // A few requests are never an outlier, even when the other rules
-    // have none.
-    let (peak, _) = unstretched(&peaks, 4.0, 10.0);
-    let top = (peak * 1.1).max(1.0);
+    let scale = if what.share { 100.0 } else { 1.0 };
+    let values = |r: &AlgorithmResult| (what.series)(r).into_iter().map(move |v| v.map(|v| v * scale));
+    let peaks: Vec<f64> = results.iter().map(|r| values(r).flatten().fold(0.0, f64::max)).collect();
+    let top = if what.share {
+        100.0
+    } else {
+        // A few requests are never an outlier, even when the other rules
+        // have none.
+        let (peak, _) = unstretched(&peaks, 4.0, 10.0);
+        (peak * 1.1).max(1.0)
+    };
     let mut chart = ChartBuilder::on(&plot)
         .margin(look.px(8.0))
         .x_label_area_size(look.px(42.0))
         .y_label_area_size(look.px(58.0))
         .build_cartesian_2d(0.0..span, 0.0..top)
         .map_err(fail)?;
+    let y_label = |v: &f64| if what.share { format!("{}%", trim(*v)) } else { trim(*v) };
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
         .x_desc("time (s)")
-        .y_desc(y_desc)
+        .y_desc(what.y_desc)
         .x_label_formatter(&|v| trim(*v))
-        .y_label_formatter(&|v| trim(*v))
+        .y_label_formatter(&y_label)
         .axis_desc_style(look.font(13.0))
         .draw()
         .map_err(fail)?;
     let order = drawing_order(results, look);
     for r in order {
         let step = r.queue_bucket_ms / 1000.0;
-        let line = series(r).iter().enumerate().map(|(i, &q)| (i as f64 * step, f64::from(q).min(top)));
-        chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 1.5))).map_err(fail)?;
+        // One line per stretch of buckets with a value: a gap stays a gap.
+        let mut stretch = Vec::new();
+        for (i, v) in values(r).chain([None]).enumerate() {
+            match v {
+                Some(v) => stretch.push((i as f64 * step, v.min(top))),
+                None if !stretch.is_empty() => {
+                    let style = look.line(r.algorithm, 1.5);
+                    chart.draw_series(LineSeries::new(std::mem::take(&mut stretch), style)).map_err(fail)?;
+                }
+                None => {}
+            }
+        }
     }
     markers(&mut chart, &plot, events, top, 11.0, look)?;
     let off: Vec<Option<String>> = peaks.iter().map(|&p| (p > top).then(|| format!("peak {p}"))).collect();

@@ -12,7 +12,8 @@ use crate::dom::{by_id, element, text_element};
 use crate::palette;
 
 /// One column: key, heading, value, digits shown, and whether a report
-/// shows it (the fleet's columns only when some run has them).
+/// shows it (the fleet's and the caches' columns only when some run has
+/// them).
 struct Column {
     key: &'static str,
     heading: &'static str,
@@ -138,6 +139,13 @@ const COLUMNS: &[Column] = &[
         value: |r| r.retries.map(|e| e as f64),
         format: count,
         shown: Some(Report::has_retries),
+    },
+    Column {
+        key: "hit-rate",
+        heading: "hit rate",
+        value: |r| r.hit_rate,
+        format: percent,
+        shown: Some(Report::has_caches),
     },
 ];
 

@@ -13,7 +13,7 @@ use web_sys::{HtmlCanvasElement, HtmlDetailsElement, HtmlElement, HtmlInputEleme
 
 use crate::controls::thousands;
 use crate::dom::{self, after, by_id, cancel, document, on, set_text};
-use crate::plots::{self, CdfView, Class, Look};
+use crate::plots::{self, CdfView, Class, Look, OverTime};
 use crate::state::{look, set_state, with};
 use crate::table;
 
@@ -77,19 +77,21 @@ pub fn show_report(report: &Report, what: Redraw) {
         }
     }
     if what.queues {
-        // The fleet's plots show only for runs of the fleet over time.
+        // The fleet's plots show only for runs of the fleet over time, the
+        // hit rate only for runs with caches.
         let fleet = results.iter().any(|r| r.error_series.is_some());
         if let Some(body) = document().body() {
             let _ = body.class_list().toggle_with_force("fleet", fleet);
+            let _ = body.class_list().toggle_with_force("caches", report.has_caches());
         }
         let events = &report.scenario.events;
-        let queues = (
-            "Longest queue on any server over time",
-            "requests waiting",
-            plots::queue_series as plots::Series,
-        );
-        let errors = ("Errors over time", "errors per bucket", plots::error_series as plots::Series);
-        for (id, what) in [("queues", queues), ("errors", errors)] {
+        let over_time = |title, y_desc, series: plots::Series, share| OverTime { title, y_desc, series, share };
+        let plots = [
+            ("queues", over_time("Longest queue on any server over time", "requests waiting", plots::queue_series, false)),
+            ("errors", over_time("Errors over time", "errors per bucket", plots::error_series, false)),
+            ("hits", over_time("Cache hit rate over time", "hit rate", plots::hit_series, true)),
+        ];
+        for (id, what) in plots {
             if let Some(c) = canvas(id) {
                 if let Err(e) = plots::over_time(&c, &results, what, events, &look) {
                     problems.push(e);
