@@ -89,8 +89,8 @@ fn herding() -> Scenario {
     Scenario { servers: 64, slots: 1, balancers: 64, load: 0.8, ..Scenario::default() }
 }
 
-/// A scenario of the fleet over time: the mixed lab with these settings.
-fn fleet(link: &[(&str, &str)]) -> Scenario {
+/// The mixed lab with these settings, as a link sets them.
+fn mixed_with(link: &[(&str, &str)]) -> Scenario {
     let mut s = Scenario::default();
     for (key, value) in link {
         // Fixed text of our own, checked by the preset tests.
@@ -100,19 +100,36 @@ fn fleet(link: &[(&str, &str)]) -> Scenario {
 }
 
 fn black_hole() -> Scenario {
-    fleet(&[("events", "20s:s3:fail")])
+    mixed_with(&[("events", "20s:s3:fail")])
 }
 
 fn crash() -> Scenario {
-    fleet(&[("events", "20s:s4:crash,40s:s4:recover"), ("max-fails", "0"), ("check-ms", "2000")])
+    mixed_with(&[("events", "20s:s4:crash,40s:s4:recover"), ("max-fails", "0"), ("check-ms", "2000")])
 }
 
 fn slow_node() -> Scenario {
-    fleet(&[("events", "20s:s2:slow=0.2,40s:s2:recover")])
+    mixed_with(&[("events", "20s:s2:slow=0.2,40s:s2:recover")])
 }
 
 fn cold_start() -> Scenario {
-    fleet(&[("servers", "5"), ("events", "20s:s5:join"), ("warmup-ms", "15000")])
+    mixed_with(&[("servers", "5"), ("events", "20s:s5:join"), ("warmup-ms", "15000")])
+}
+
+/// Caches of 300 users each, at a load the servers could not carry
+/// without them (the load is of the work as if nothing were cached).
+fn cache_locality() -> Scenario {
+    mixed_with(&[("cache-keys", "300"), ("load", "1.6"), ("requests", "50000")])
+}
+
+fn remap_storm() -> Scenario {
+    let mut s = cache_locality();
+    let _ = s.set("servers", "5");
+    let _ = s.set("events", "20s:s5:join");
+    s
+}
+
+fn http2_pinning() -> Scenario {
+    mixed_with(&[("layer", "4"), ("servers", "5"), ("events", "20s:s5:join")])
 }
 
 fn theory() -> Scenario {
@@ -204,7 +221,11 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "black-hole",
         title: "A black hole: s3 fails fast",
-        lesson: "From 20 s, s3 answers every request with a 500 after 1 ms: a black hole. Least connections sees s3's                  count drop fastest and sends it 58% of all requests, nearly all of which fail (49% of requests                  end in an error); round robin keeps sending it its quarter (16%). With NGINX's defaults a 500                  is not a failure, so the passive check never marks s3 down. Set count-5xx to 1: the first 500                  takes s3 out for fail-timeout-ms, and least connections loses 4 requests, one trial per 10 s.",
+        lesson: "From 20 s, s3 answers every request with a 500 after 1 ms: a black hole. Least connections sees s3's \
+                 count drop fastest and sends it 58% of all requests, nearly all of which fail (49% of requests \
+                 end in an error); round robin keeps sending it its quarter (16%). With NGINX's defaults a 500 \
+                 is not a failure, so the passive check never marks s3 down. Set count-5xx to 1: the first 500 \
+                 takes s3 out for fail-timeout-ms, and least connections loses 4 requests, one trial per 10 s.",
         remapping: false,
         view: LessonView {
             class: RequestClass::All,
@@ -216,7 +237,12 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "crash",
         title: "A crash that health checks must notice",
-        lesson: "s4 crashes at 20 s and comes back at 40 s. Passive checks are off (max-fails 0); active checks probe                  every 2 s and mark s4 down on the third failed probe, 4 to 6 s after the crash (check-ms x fall                  decides it). Until then every request sent to s4 is lost: round robin loses 487, its quarter for                  about 5 s; least connections loses 1,480, because a server that refuses at once looks idle. Set                  retries to 1 and no request is lost (each goes on to another server); set max-fails to 1 and the                  first failure takes s4 out (5 lost); a shorter check-ms narrows the window.",
+        lesson: "s4 crashes at 20 s and comes back at 40 s. Passive checks are off (max-fails 0); active checks probe \
+                 every 2 s and mark s4 down on the third failed probe, 4 to 6 s after the crash (check-ms x fall \
+                 decides it). Until then every request sent to s4 is lost: round robin loses 487, its quarter for \
+                 about 5 s; least connections loses 1,480, because a server that refuses at once looks idle. Set \
+                 retries to 1 and no request is lost (each goes on to another server); set max-fails to 1 and the \
+                 first failure takes s4 out (5 lost); a shorter check-ms narrows the window.",
         remapping: false,
         view: LessonView {
             class: RequestClass::All,
@@ -228,7 +254,11 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "slow-node",
         title: "A node slows down and recovers",
-        lesson: "From 20 s to 40 s, s2 runs at a fifth of its speed. Round robin keeps sending it a quarter of the                  traffic, more than it can serve: its queue grows past 1,200 and the quick-request p99 reaches                  13.8 s. Least connections and two choices see s2's requests pile up and send the rest                  elsewhere: quick p99 100 ms and 108 ms. No health check helps here, since s2 never fails: only a                  rule that watches the load routes around it.",
+        lesson: "From 20 s to 40 s, s2 runs at a fifth of its speed. Round robin keeps sending it a quarter of the \
+                 traffic, more than it can serve: its queue grows past 1,200 and the quick-request p99 reaches \
+                 13.8 s. Least connections and two choices see s2's requests pile up and send the rest \
+                 elsewhere: quick p99 100 ms and 108 ms. No health check helps here, since s2 never fails: only a \
+                 rule that watches the load routes around it.",
         remapping: false,
         view: LessonView {
             class: RequestClass::Quick,
@@ -240,7 +270,11 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "cold-start",
         title: "A cold server joins",
-        lesson: "s5 joins at 20 s, cold: it starts at a quarter of its speed and warms up over 15 s. Round robin gives it a                  full fifth of the traffic at once and its queue grows to 155 while it warms (quick p99 1.9 s).                  Least connections sends it a short burst (its count starts at zero) and then only what it                  finishes, so it never queues (quick p99 39 ms). Set slow-start-ms to 15000: round robin's weight                  for s5 ramps up as Envoy's slow start does, and its quick p99 falls to 84 ms.",
+        lesson: "s5 joins at 20 s, cold: it starts at a quarter of its speed and warms up over 15 s. Round robin gives it a \
+                 full fifth of the traffic at once and its queue grows to 155 while it warms (quick p99 1.9 s). \
+                 Least connections sends it a short burst (its count starts at zero) and then only what it \
+                 finishes, so it never queues (quick p99 39 ms). Set slow-start-ms to 15000: round robin's weight \
+                 for s5 ramps up as Envoy's slow start does, and its quick p99 falls to 84 ms.",
         remapping: false,
         view: LessonView {
             class: RequestClass::Quick,
@@ -248,6 +282,42 @@ pub const PRESETS: &[Preset] = &[
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
         },
         build: cold_start,
+    },
+    Preset {
+        id: "cache-locality",
+        title: "Where hashing pays: caches",
+        lesson: "LESSON",
+        remapping: false,
+        view: LessonView {
+            class: RequestClass::Quick,
+            tail: true,
+            focus: &[AlgorithmId::LeastConnections, AlgorithmId::UserHash, AlgorithmId::BoundedLoad],
+        },
+        build: cache_locality,
+    },
+    Preset {
+        id: "remap-storm",
+        title: "The remapping storm: a join empties the caches",
+        lesson: "LESSON",
+        remapping: false,
+        view: LessonView {
+            class: RequestClass::Quick,
+            tail: true,
+            focus: &[AlgorithmId::LeastConnections, AlgorithmId::UserHash, AlgorithmId::ConsistentHash],
+        },
+        build: remap_storm,
+    },
+    Preset {
+        id: "http2-pinning",
+        title: "Layer 4 pins: long-lived connections",
+        lesson: "LESSON",
+        remapping: false,
+        view: LessonView {
+            class: RequestClass::Quick,
+            tail: true,
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections, AlgorithmId::UserHash],
+        },
+        build: http2_pinning,
     },
     Preset {
         id: "theory",

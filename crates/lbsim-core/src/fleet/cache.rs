@@ -189,17 +189,14 @@ impl Caches {
     }
 
     /// The work a request of `user` with `work_ms` does on server `s`,
-    /// dispatched in time bucket `bucket`; it caches the user there.
+    /// dispatched in time bucket `bucket`, and whether it was a hit; it
+    /// caches the user there.
     #[inline]
-    pub(crate) fn work(&mut self, s: usize, user: u32, work_ms: f64, bucket: usize) -> f64 {
+    pub(crate) fn work(&mut self, s: usize, user: u32, work_ms: f64, bucket: usize) -> (f64, bool) {
         let hit = self.lrus[s].touch(user);
         self.servers[s].add(hit);
         self.series[bucket].add(hit);
-        if hit {
-            work_ms * self.hit_cost
-        } else {
-            work_ms
-        }
+        (if hit { work_ms * self.hit_cost } else { work_ms }, hit)
     }
 
     /// Server `s` loses its cache (a crash, or a join: it starts cold).

@@ -72,6 +72,8 @@ pub struct Attempt {
     pub outcome: Outcome,
     /// Whether a crash failed it after it was sent.
     pub aborted: bool,
+    /// Whether its server's cache held the user (caches on).
+    pub hit: bool,
     settled: bool,
 }
 
@@ -416,14 +418,14 @@ impl State {
                 continue;
             }
             // Until `until` every server is plain, so the cache is asked.
-            let work = match &mut self.caches {
+            let (work, hit) = match &mut self.caches {
                 Some(caches) => caches.work(s, request.user, request.work_ms, Self::bucket(run, now)),
-                None => request.work_ms,
+                None => (request.work_ms, false),
             };
             let service = work / self.timeline.configured_speed(s);
             let done = start + service;
             if done >= until {
-                self.dispatch(run, workload, index, c, s, now, None, Some(work));
+                self.dispatch(run, workload, index, c, s, now, None, Some((work, hit)));
                 continue;
             }
             let server = &mut run.servers[s];
@@ -433,7 +435,7 @@ impl State {
             self.sent += 1;
             if self.keep_log {
                 self.wait_of[index as usize] = start - now;
-                self.record(index, s, c, now, start, done, Outcome::Ok, None);
+                self.record(index, s, c, now, start, done, Outcome::Ok, None, hit);
             } else {
                 self.answer(run, workload, index, done, true, start - now);
                 if self.observes {
@@ -660,7 +662,7 @@ impl State {
 
     /// Sends attempt `previous`'s successor (or the first attempt) of
     /// request `index` from copy `c` to server `s`, which the rule picked;
-    /// `work`: what it does, when its cache was already asked.
+    /// `work`: what it does and whether it hit, when its cache was asked.
     #[allow(clippy::too_many_arguments)]
     fn dispatch(
         &mut self,
@@ -671,7 +673,7 @@ impl State {
         s: usize,
         now: f64,
         previous: Option<u32>,
-        work: Option<f64>,
+        work: Option<(f64, bool)>,
     ) {
         let request = &workload.requests[index as usize];
         self.health[c].passive.picked(s, now);
@@ -687,6 +689,7 @@ impl State {
         let id = self.attempts.len() as u32;
         let condition = self.timeline.at(s, now);
         let mut at_risk = false;
+        let mut hit = false;
         let (start, done, outcome) = if condition.crashed {
             (now, now + self.connect_ms, Outcome::Connection)
         } else {
@@ -696,11 +699,12 @@ impl State {
                 // A 500 does no work and leaves the cache alone.
                 (self.error_ms, Outcome::Http500)
             } else {
-                let work = match (work, &mut self.caches) {
-                    (Some(work), _) => work,
+                let (work, cached) = match (work, &mut self.caches) {
+                    (Some(asked), _) => asked,
                     (None, Some(caches)) => caches.work(s, request.user, request.work_ms, bucket),
-                    (None, None) => request.work_ms,
+                    (None, None) => (request.work_ms, false),
                 };
+                hit = cached;
                 (work / self.timeline.speed(s, start, &at_start), Outcome::Ok)
             };
             let done = start + service;
@@ -734,7 +738,7 @@ impl State {
         if outcome != Outcome::Ok {
             self.health[c].pending_errors[s] += 1;
         }
-        self.record(index, s, c, now, start, done, outcome, previous);
+        self.record(index, s, c, now, start, done, outcome, previous, hit);
         // Forget settled attempts now and then, so the list stays the size
         // of what the server holds.
         let list = &mut self.in_flight[s];
@@ -767,6 +771,7 @@ impl State {
         done: f64,
         outcome: Outcome,
         previous: Option<u32>,
+        hit: bool,
     ) {
         let id = self.attempts.len() as u32;
         self.attempts.push(Attempt {
@@ -779,6 +784,7 @@ impl State {
             done_ms: done,
             outcome,
             aborted: false,
+            hit,
             settled: false,
         });
         self.ends.push(Reverse((bits(done), id)));
