@@ -116,8 +116,8 @@ fn choices(key: &str) -> Vec<(String, String)> {
             .iter()
             .map(|&l| {
                 let words = match l {
-                    Layer::L7 => "per request",
-                    Layer::L4 => "per connection",
+                    Layer::L7 => "requests",
+                    Layer::L4 => "connections",
                 };
                 (l.id().to_string(), format!("{} ({words})", l.id()))
             })

@@ -632,6 +632,11 @@ fn markers(
         let row = ends.iter().position(|&end| x > end).unwrap_or(0);
         ends[row] = x + w as i32 + look.px(4.0) as i32;
         let y = at.1 - base.1 + look.px(2.0) as i32 + row as i32 * (h as i32 + look.px(2.0) as i32);
+        // On the background's colour, so a line running along the top (a
+        // hit rate near 100%) does not cross the words.
+        let pad = look.px(2.0) as i32;
+        let back = [(x - pad, y - pad / 2), (x + w as i32 + pad, y + h as i32 + pad / 2)];
+        area.draw(&Rectangle::new(back, look.theme.bg.mix(0.85).filled())).map_err(fail)?;
         area.draw(&Text::new(label, (x, y), font.clone().color(&c))).map_err(fail)?;
     }
     Ok(())
@@ -672,6 +677,7 @@ pub fn over_time(
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
         .x_desc("time (s)")
         .y_desc(what.y_desc)
+        .y_labels(if what.share { 6 } else { 10 })
         .x_label_formatter(&|v| trim(*v))
         .y_label_formatter(&y_label)
         .axis_desc_style(look.font(13.0))

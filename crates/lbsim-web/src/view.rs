@@ -85,14 +85,20 @@ pub fn show_report(report: &Report, what: Redraw) {
             let _ = body.class_list().toggle_with_force("caches", report.has_caches());
         }
         let events = &report.scenario.events;
-        let over_time = |title, y_desc, series: plots::Series, share| OverTime { title, y_desc, series, share };
-        let plots = [
-            ("queues", over_time("Longest queue on any server over time", "requests waiting", plots::queue_series, false)),
-            ("errors", over_time("Errors over time", "errors per bucket", plots::error_series, false)),
-            ("hits", over_time("Cache hit rate over time", "hit rate", plots::hit_series, true)),
+        let plots: [(&str, &str, &str, plots::Series, bool); 3] = [
+            (
+                "queues",
+                "Longest queue on any server over time",
+                "requests waiting",
+                plots::queue_series,
+                false,
+            ),
+            ("errors", "Errors over time", "errors per bucket", plots::error_series, false),
+            ("hits", "Cache hit rate over time", "hit rate", plots::hit_series, true),
         ];
-        for (id, what) in plots {
+        for (id, title, y_desc, series, share) in plots {
             if let Some(c) = canvas(id) {
+                let what = OverTime { title, y_desc, series, share };
                 if let Err(e) = plots::over_time(&c, &results, what, events, &look) {
                     problems.push(e);
                 }
