@@ -65,9 +65,9 @@ pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, S
 
 /// The results table: the article's columns, then the realized figures.
 /// A run with errors gains an errors column (and a retries column when it
-/// retried).
+/// retried); one with caches a hit rate column.
 fn table(report: &Report, lesson: Option<&str>) -> String {
-    let (errors, retries) = (report.has_errors(), report.has_retries());
+    let (errors, retries, caches) = (report.has_errors(), report.has_retries(), report.has_caches());
     let mut out = format!(
         "{:<18} {:>13} {:>13} {:>10} {:>8} {:>9}",
         "algorithm", "quick p99 ms", "p99 ms", "peak queue", "busiest", "imbalance"
@@ -77,6 +77,9 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
     }
     if retries {
         out += &format!(" {:>8}", "retries");
+    }
+    if caches {
+        out += &format!(" {:>8}", "hit rate");
     }
     out.push('\n');
     for r in &report.results {
@@ -96,6 +99,9 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
         }
         if retries {
             out += &format!(" {:>8}", r.retries.unwrap_or(0));
+        }
+        if caches {
+            out += &format!(" {:>7.1}%", r.hit_rate.unwrap_or(0.0) * 100.0);
         }
         out.push('\n');
     }

@@ -6,8 +6,7 @@
 
 use alloc::vec::Vec;
 
-use rand::distr::weighted::WeightedIndex;
-use rand::distr::Distribution;
+use rand::distr::{Distribution, Uniform};
 use rand::{Rng as _, SeedableRng};
 
 use crate::balancer::Rng;
@@ -68,6 +67,63 @@ pub fn zipf_weights(users: u32, s: f64) -> Vec<f64> {
     (1..=users).map(|k| 1.0 / libm::pow(f64::from(k), s)).collect()
 }
 
+/// Zipf by inverse CDF over the exact weights, drawn exactly as rand's
+/// `WeightedIndex` draws it (the same uniform draw over the same running
+/// sums, so the same users), but found through a guide table instead of a
+/// binary search: `guide[g]` counts the running sums in buckets below `g`,
+/// all at most any draw in bucket `g`, so a short scan from there ends where
+/// the binary search would. Most buckets hold one or two sums: O(1) with
+/// one predictable branch, where the search took a dozen unpredictable ones.
+struct Popularity {
+    /// The running sums before each weight but the first (`WeightedIndex`'s
+    /// `cumulative_weights`).
+    sums: Vec<f64>,
+    draw: Uniform<f64>,
+    guide: Vec<u32>,
+    scale: f64,
+}
+
+impl Popularity {
+    fn new(weights: &[f64]) -> Popularity {
+        let mut sums = Vec::with_capacity(weights.len().saturating_sub(1));
+        let mut total = weights.first().copied().unwrap_or(1.0);
+        for &w in weights.iter().skip(1) {
+            sums.push(total);
+            total += w;
+        }
+        let buckets = weights.len().max(1);
+        let scale = buckets as f64 / total;
+        let mut guide = alloc::vec![0u32; buckets];
+        let mut below = 0;
+        for (g, entry) in guide.iter_mut().enumerate() {
+            while below < sums.len() && Self::bucket_of(sums[below], scale, buckets) < g {
+                below += 1;
+            }
+            *entry = below as u32;
+        }
+        let draw = Uniform::new(0.0, total).unwrap_or_else(|_| Uniform::new(0.0, 1.0).expect("a range"));
+        Popularity { sums, draw, guide, scale }
+    }
+
+    /// The bucket of a value: monotone in it (a larger value never lands in
+    /// a lower bucket), which is all the guide needs.
+    #[inline]
+    fn bucket_of(v: f64, scale: f64, buckets: usize) -> usize {
+        ((v * scale) as usize).min(buckets - 1)
+    }
+
+    /// A user index, 0-based.
+    #[inline]
+    fn sample(&self, rng: &mut Rng) -> usize {
+        let x = self.draw.sample(rng);
+        let mut i = self.guide[Self::bucket_of(x, self.scale, self.guide.len())] as usize;
+        while i < self.sums.len() && self.sums[i] <= x {
+            i += 1;
+        }
+        i
+    }
+}
+
 impl Workload {
     /// Draws the request stream of a (validated) scenario.
     pub fn generate(scenario: &Scenario) -> Workload {
@@ -84,8 +140,7 @@ impl Workload {
         // switch to the platform's libm as soon as any crate in the build
         // enables num-traits/std, as plotters and criterion do; native and
         // wasm could then draw different users.)
-        let popularity = WeightedIndex::new(zipf_weights(scenario.users, scenario.zipf))
-            .unwrap_or_else(|_| WeightedIndex::new([1.0]).expect("one positive weight"));
+        let popularity = Popularity::new(&zipf_weights(scenario.users, scenario.zipf));
         let lognormal_mu = libm::log(scenario.mean_ms) - scenario.sigma * scenario.sigma / 2.0;
         let mut clock = 0.0;
         let requests = (0..n)
@@ -136,6 +191,22 @@ mod tests {
             assert_eq!((x.arrival_ms, x.user), (y.arrival_ms, y.user));
             // Common random numbers: a request slow at 10% stays slow at 40%.
             assert!(!x.slow || y.slow);
+        }
+    }
+
+    #[test]
+    fn the_guide_table_draws_the_users_rands_weighted_index_draws() {
+        use rand::distr::weighted::WeightedIndex;
+        for (users, s) in
+            [(1, 1.0), (2, 0.0), (2_000, 1.0), (2_000, 0.0), (50, 5.0), (100_000, 0.7), (7, 1.3)]
+        {
+            let weights = zipf_weights(users, s);
+            let reference = WeightedIndex::new(&weights).expect("positive weights");
+            let ours = Popularity::new(&weights);
+            let (mut a, mut b) = (rng(9, 3), rng(9, 3));
+            for i in 0..20_000 {
+                assert_eq!(ours.sample(&mut a), reference.sample(&mut b), "users {users}, s {s}, draw {i}");
+            }
         }
     }
 

@@ -8,10 +8,11 @@ use lbsim_core::presets::PRESETS;
 use lbsim_core::{run, Scenario};
 
 fn scenarios() -> Vec<(String, Scenario)> {
-    // Presets of the fleet over time came after the capture.
+    // Presets of the fleet over time, caches and connections came after
+    // the capture.
     let mut all: Vec<(String, Scenario)> = PRESETS
         .iter()
-        .filter(|p| !p.scenario().uses_fleet())
+        .filter(|p| !p.scenario().uses_event_loop())
         .map(|p| (format!("preset {}", p.id), p.scenario()))
         .collect();
     let base = Scenario { requests: 6_000, ..Scenario::default() };

@@ -1,8 +1,12 @@
 //! Each preset's lesson is a claim about the simulation; these tests hold
 //! the claims to the numbers (SPEC section 6).
 
+use std::collections::HashSet;
+
+use lbsim_core::balancer::placement::Placement;
+use lbsim_core::hash::HashFn;
 use lbsim_core::presets::preset;
-use lbsim_core::remap::{remap, Change, Remap, Scheme};
+use lbsim_core::remap::{remap, Change, Plan, Remap, Scheme};
 use lbsim_core::report::AlgorithmResult;
 use lbsim_core::{run, AlgorithmId, Report};
 
@@ -195,4 +199,161 @@ fn cold_start_round_robin_floods_the_cold_server_and_slow_start_ramps_it() {
     assert!(lesson.contains(&format!("grows to {}", rr.servers[4].peak_queue)));
     assert!(lesson.contains(&format!("{rr_ramped:.0} ms")));
     assert!(lesson.contains(&format!("{:.1} s", quick_p99(&report, AlgorithmId::RoundRobin) / 1000.0)));
+}
+
+/// Misses in the `window_ms` after s5 joins at 20 s beyond those in the
+/// `window_ms` before, and the users coming back in it (seen before) whose
+/// key `lbsim remap` moves for the same nodes under `scheme`, of how many.
+fn storm(
+    p: &lbsim_core::Prepared,
+    rule: AlgorithmId,
+    scheme: Scheme,
+    window_ms: f64,
+) -> (usize, usize, usize) {
+    let join = 20_000.0;
+    let log = p.attempt_log(rule);
+    let misses =
+        |from: f64, to: f64| log.iter().filter(|a| a.sent_ms >= from && a.sent_ms < to && !a.hit).count();
+    let extra = misses(join, join + window_ms).saturating_sub(misses(join - window_ms, join));
+    let user = |a: &lbsim_core::fleet::Attempt| p.workload().requests[a.request as usize].user;
+    let seen: HashSet<u32> = log.iter().filter(|a| a.sent_ms < join).map(user).collect();
+    let back: HashSet<u32> = log
+        .iter()
+        .filter(|a| a.sent_ms >= join && a.sent_ms < join + window_ms)
+        .map(user)
+        .filter(|u| seen.contains(u))
+        .collect();
+    let remap = Remap {
+        scheme,
+        nodes: (1..=4).map(|i| format!("s{i}")).collect(),
+        change: Change::Add("s5".into()),
+        keys: 2_001,
+        key_format: "user-{i}".into(),
+        vnodes: 160,
+        // Each rule's default hash, as the run uses.
+        hash: if scheme == Scheme::Modulo { HashFn::Fnv1a32 } else { HashFn::DEFAULT },
+        ring: Placement::Lbsim,
+    };
+    let plan = Plan::new(&remap).expect("valid");
+    let moved =
+        back.iter().filter(|&&u| plan.report(plan.tally(u64::from(u)..u64::from(u) + 1)).moved == 1).count();
+    (extra, moved, back.len())
+}
+
+#[test]
+fn remap_storm_extra_misses_follow_the_users_each_rule_remaps() {
+    let p = lbsim_core::Prepared::new(&preset("remap-storm").expect("preset").scenario()).expect("valid");
+    let window = 2_000.0;
+    let mut extra_of = Vec::new();
+    for (rule, scheme, share) in [
+        (AlgorithmId::UserHash, Scheme::Modulo, 0.8),
+        (AlgorithmId::ConsistentHash, Scheme::ConsistentHash, 0.2),
+        (AlgorithmId::Maglev, Scheme::Maglev, 0.2),
+        (AlgorithmId::Rendezvous, Scheme::Rendezvous, 0.2),
+    ] {
+        let (extra, moved, back) = storm(&p, rule, scheme, window);
+        eprintln!("{}: {extra} extra misses, {moved} returning users remapped", rule.id());
+        // Every remapped user misses at its new server, unless its old one
+        // had already evicted it (then it missed anyway): 50% to 100% of
+        // them show up as extra misses.
+        assert!(extra as f64 >= 0.5 * moved as f64 && extra <= moved, "{}: {extra} of {moved}", rule.id());
+        assert!((moved as f64 / back as f64 - share).abs() < 0.1, "{}: share remapped", rule.id());
+        extra_of.push(extra);
+    }
+    // Modulo remaps four times the ring's share, and misses about as much more.
+    assert!(extra_of[0] > 3 * extra_of[1].max(extra_of[2]).max(extra_of[3]), "{extra_of:?}");
+    // Least connections' caches were mixed already: only s5's starts cold.
+    let (lc, _, _) = storm(&p, AlgorithmId::LeastConnections, Scheme::Modulo, window);
+    assert!(lc * 10 < extra_of[0], "least connections: {lc} extra misses");
+    // The dip is visible in the hit rate over time.
+    let report = run(&p.scenario().clone()).expect("valid");
+    let hash = result(&report, AlgorithmId::UserHash);
+    let series = hash.hit_series.as_ref().expect("caches on");
+    let at = (20_000.0 / hash.queue_bucket_ms) as usize;
+    let before = series[at - 1].expect("lookups");
+    let after = series[at + 1].expect("lookups");
+    assert!(before - after > 0.15, "user-hash's hit rate {before:.2} before the join, {after:.2} after");
+}
+
+fn hit_rate(report: &Report, id: AlgorithmId) -> f64 {
+    result(report, id).hit_rate.expect("caches on")
+}
+
+#[test]
+fn cache_locality_hashing_keeps_each_users_data_on_one_server() {
+    let report = run(&preset("cache-locality").expect("preset").scenario()).expect("valid");
+    let lc = result(&report, AlgorithmId::LeastConnections);
+    // Spread over all servers, each cache of 300 holds a mix of everyone.
+    assert!((hit_rate(&report, AlgorithmId::LeastConnections) - 0.67).abs() < 0.02);
+    for id in
+        [AlgorithmId::UserHash, AlgorithmId::ConsistentHash, AlgorithmId::Maglev, AlgorithmId::Rendezvous]
+    {
+        let r = result(&report, id);
+        assert!((hit_rate(&report, id) - 0.90).abs() < 0.01, "{}", id.id());
+        assert!(
+            r.latency_ms.all.mean < 19.0 && r.latency_ms.all.mean < 0.7 * lc.latency_ms.all.mean,
+            "{}",
+            id.id()
+        );
+        assert!(r.busiest_share > 0.32, "{}: the hot server", id.id());
+    }
+    // Slow requests are mostly hits under hashing, misses elsewhere.
+    assert!(result(&report, AlgorithmId::UserHash).latency_ms.all.p99 < 200.0);
+    assert!(lc.latency_ms.all.p99 >= 400.0);
+    assert!(quick_p99(&report, AlgorithmId::ConsistentHash) > 75.0);
+    // Bounded loads: most of the locality, and the best quick p99.
+    let bounded = hit_rate(&report, AlgorithmId::BoundedLoad);
+    assert!(bounded > 0.78 && bounded < 0.85, "bounded-load hit rate {bounded}");
+    let best = quick_p99(&report, AlgorithmId::BoundedLoad);
+    assert!(report.results.iter().all(|r| r.latency_ms.quick.expect("bimodal").p99 >= best));
+    assert!(best < 25.0);
+}
+
+/// Server `s`'s share of the requests sent after `at_ms`.
+fn share_after(r: &AlgorithmResult, s: usize, at_ms: f64) -> f64 {
+    let from = (at_ms / r.queue_bucket_ms) as usize + 1;
+    let sent = |server: &lbsim_core::report::ServerResult| -> u32 {
+        server.requests_series.as_ref().expect("fleet run")[from..].iter().sum()
+    };
+    f64::from(sent(&r.servers[s])) / f64::from(r.servers.iter().map(sent).sum::<u32>())
+}
+
+#[test]
+fn http2_pinning_layer_4_pins_the_heavy_user_and_starves_the_new_server() {
+    let scenario = preset("http2-pinning").expect("preset").scenario();
+    let report = run(&scenario).expect("valid");
+    let hashing =
+        [AlgorithmId::UserHash, AlgorithmId::ConsistentHash, AlgorithmId::Maglev, AlgorithmId::Rendezvous];
+    let hash_busiest = hashing.iter().map(|&a| result(&report, a).busiest_share).fold(1.0, f64::min);
+    for r in &report.results {
+        assert!(
+            r.busiest_share > 0.9 * hash_busiest && r.busiest_share > 0.3,
+            "{}: {}",
+            r.algorithm.id(),
+            r.busiest_share
+        );
+        assert!(share_after(r, 4, 20_000.0) < 0.07, "{}: s5 stays nearly idle", r.algorithm.id());
+    }
+    // Connections that re-open go through the rule again.
+    let mut reopening = scenario.clone();
+    reopening.set("conn-life-ms", "30000").expect("valid");
+    let reopened = run(&reopening).expect("valid");
+    let rr = share_after(result(&reopened, AlgorithmId::RoundRobin), 4, 20_000.0);
+    assert!(rr > 0.1 && rr < 0.18, "round robin fills s5 slowly: {rr}");
+    let lc = share_after(result(&reopened, AlgorithmId::LeastConnections), 4, 20_000.0);
+    assert!(lc > 0.35, "least connections herds re-opened connections onto s5: {lc}");
+    // Layer 7 places every request.
+    let mut layer7 = scenario;
+    layer7.set("layer", "7").expect("valid");
+    let placed = run(&layer7).expect("valid");
+    let lc = result(&placed, AlgorithmId::LeastConnections);
+    assert!((share_after(lc, 4, 20_000.0) - 0.2).abs() < 0.02);
+    assert!(lc.busiest_share < 0.25);
+}
+
+#[test]
+fn lessons_read_as_prose() {
+    for p in lbsim_core::presets::PRESETS {
+        assert!(!p.lesson.contains("  "), "{}: a run of spaces", p.id);
+    }
 }
