@@ -433,12 +433,12 @@ test("a run the core expects to take long waits for the reader: the estimate, Ke
   await ready(page);
   const before = await tableValues(page);
   const run = await page.getAttribute("body", "data-run-id");
-  // A pasted link at the page's limits: 200,000 requests from a million
+  // A pasted link at the page's limits: 1,000,000 requests from a million
   // users alike (Zipf 0) over 1,024 servers; rendezvous scores every
-  // server for each of some 180,000 distinct users.
-  await page.evaluate(() => { location.hash = "#v=1&servers=1024&requests=200000&users=1000000&zipf=0"; });
+  // server for each of some 630,000 distinct users.
+  await page.evaluate(() => { location.hash = "#v=1&servers=1024&requests=1000000&users=1000000&zipf=0"; });
   await page.locator("#confirm").waitFor({ state: "visible" });
-  assert.match(await page.locator("#confirm-text").innerText(), /expected to take about \d+ s here \(200,000 requests, 1024 servers, 1,000,000 users, 11 rules\)/);
+  assert.match(await page.locator("#confirm-text").innerText(), /expected to take about \d+ s here \(1,000,000 requests, 1024 servers, 1,000,000 users, 11 rules\)/);
   assert.equal(await page.getAttribute("body", "data-state"), "waiting");
   assert.equal(await page.getAttribute("body", "data-run-id"), run, "nothing ran");
   await page.click("#confirm-keep");
@@ -476,10 +476,10 @@ test("a worker failure shows a message, the worker restarts and the page stays u
 
 test("requests above the interactive cap are refused with a note", async () => {
   const { page, context } = await open(env.browser);
-  await page.goto(env.server.base + "#v=1&requests=500000");
-  await ready(page);
-  assert.match(await page.locator("#notice").innerText(), /capped at 200,000/);
-  assert.equal(await page.inputValue("input[name=requests]"), "200000");
+  await page.goto(env.server.base + "#v=1&requests=5000000");
+  await ready(page, 60000);
+  assert.match(await page.locator("#notice").innerText(), /capped at 1,000,000/);
+  assert.equal(await page.inputValue("input[name=requests]"), "1000000");
   await context.close();
 });
 

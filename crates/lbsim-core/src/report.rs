@@ -83,6 +83,20 @@ impl Report {
         self.results.iter().any(|r| r.errors.unwrap_or(0) > 0)
     }
 
+    /// The load every server would carry under `r` if it were spread in
+    /// proportion to capacity (the loads plot's fair share): the realized
+    /// load, or with caches the load of the work `r` actually did, hits
+    /// doing less (so it differs from rule to rule).
+    pub fn fair_load(&self, r: &AlgorithmResult) -> f64 {
+        if r.hit_rate.is_none() {
+            return self.realized.load;
+        }
+        let s = &self.scenario;
+        let slots = f64::from(s.slots);
+        let done: f64 = r.servers.iter().enumerate().map(|(i, x)| x.load * slots * s.speed(i)).sum();
+        done / s.capacity()
+    }
+
     /// Whether the servers kept caches (front ends add a hit rate column).
     pub fn has_caches(&self) -> bool {
         self.results.iter().any(|r| r.hit_rate.is_some())

@@ -240,3 +240,31 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_fair_share_is_the_load_of_the_work_done() {
+    // Hits at full cost do all the work: the fair share is the realized load.
+    let full = lbsim_core::run(&scenario("cache-keys=300&hit-cost=1&speeds=1,0.5,2,1")).expect("valid");
+    for r in &full.results {
+        let fair = full.fair_load(r);
+        assert!(
+            (fair - full.realized.load).abs() < 1e-9,
+            "{}: {fair} vs {}",
+            r.algorithm.id(),
+            full.realized.load
+        );
+    }
+    // At a fifth of the cost a hit saves 80% of a request's work, and hits
+    // fall on slow and quick requests alike: the work done shrinks by 80%
+    // of the hit rate.
+    let cheap = lbsim_core::run(&scenario("cache-keys=300")).expect("valid");
+    for r in &cheap.results {
+        let done = cheap.fair_load(r) / cheap.realized.load;
+        let expected = 1.0 - 0.8 * r.hit_rate.expect("caches on");
+        assert!(
+            (done - expected).abs() < 0.03,
+            "{}: {done} of the work, expected {expected}",
+            r.algorithm.id()
+        );
+    }
+}

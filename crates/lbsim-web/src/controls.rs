@@ -14,7 +14,7 @@ use crate::palette;
 
 /// Requests above this are refused here: a run must stay interactive. The
 /// CLI runs up to the table's maximum.
-pub const MAX_INTERACTIVE_REQUESTS: u64 = 200_000;
+pub const MAX_INTERACTIVE_REQUESTS: u64 = 1_000_000;
 
 /// Where each field goes and what it is called on the page.
 pub const LAYOUT: &[(&str, &str, &str)] = &[

@@ -448,13 +448,14 @@ pub fn columns(css_width: f64, panels: usize) -> usize {
     ((css_width / 230.0).floor() as usize).clamp(1, panels.max(1))
 }
 
-/// Per-server offered load, one panel per algorithm, the fair share (the
-/// realized load, what every server would carry in proportion to its
-/// capacity) dashed, the busiest server in full colour and named.
+/// Per-server offered load, one panel per algorithm, the fair share
+/// (`fair` of each result: what every server would carry in proportion to
+/// its capacity, [`lbsim_core::Report::fair_load`]) dashed, the busiest server in full
+/// colour and named.
 pub fn loads(
     canvas: &HtmlCanvasElement,
     results: &[&AlgorithmResult],
-    fair: f64,
+    fair: impl Fn(&AlgorithmResult) -> f64,
     cols: usize,
     look: &Look,
 ) -> Result<(), String> {
@@ -466,8 +467,10 @@ pub fn loads(
     let body = titled(&root, "Offered load per server (dashed: fair share; red: saturated, load 1)", look)?;
     let panels = body.split_evenly((rows, cols));
     let peak = results.iter().flat_map(|r| r.servers.iter().map(|s| s.load)).fold(0.0, f64::max);
-    let ymax = (peak.max(fair).max(1.0) * 1.15 * 10.0).ceil() / 10.0;
+    let fairest = results.iter().map(|r| fair(r)).fold(0.0, f64::max);
+    let ymax = (peak.max(fairest).max(1.0) * 1.15 * 10.0).ceil() / 10.0;
     for (i, (panel, r)) in panels.iter().zip(results).enumerate() {
+        let fair = fair(r);
         let first_column = i % cols == 0;
         let n = r.servers.len();
         let busiest = (0..n).max_by(|&a, &b| r.servers[a].load.total_cmp(&r.servers[b].load)).unwrap_or(0);

@@ -71,7 +71,7 @@ pub fn show_report(report: &Report, what: Redraw) {
             let cols = plots::columns(f64::from(c.client_width().max(300)), results.len());
             let rows = results.len().div_ceil(cols).max(1);
             let _ = c.style().set_property("height", &format!("{}px", 40 + rows * 150));
-            if let Err(e) = plots::loads(&c, &results, report.realized.load, cols, &look) {
+            if let Err(e) = plots::loads(&c, &results, |r| report.fair_load(r), cols, &look) {
                 problems.push(e);
             }
         }
@@ -140,6 +140,9 @@ fn realized(report: &Report) {
     );
     if report.scenario.work == WorkKind::Bimodal {
         text += &format!(", slow share {:.2}%", r.slow_share * 100.0);
+    }
+    if report.has_caches() {
+        text += " (the load is of the work as if nothing were cached; the loads plot shows the work done)";
     }
     text.push('.');
     set_text("realized", &text);
