@@ -97,6 +97,11 @@ pub fn show_report(report: &Report, what: Redraw) {
             ("hits", "Cache hit rate over time", "hit rate", plots::hit_series, true),
         ];
         for (id, title, y_desc, series, share) in plots {
+            // A hidden plot is not drawn (it would cost the re-run time).
+            let hidden = (id == "errors" && !fleet) || (id == "hits" && !report.has_caches());
+            if hidden {
+                continue;
+            }
             if let Some(c) = canvas(id) {
                 let what = OverTime { title, y_desc, series, share };
                 if let Err(e) = plots::over_time(&c, &results, what, events, &look) {
