@@ -32,31 +32,43 @@ use core::cmp::Ordering;
 
 use super::{effective_weights, Balancer, Eligible, Pick, Pool, Rng};
 
-const NIL: u32 = u32::MAX;
-
 /// FIFO lists of servers, one per unfinished count, with the lowest
 /// non-empty level tracked.
+///
+/// Each level is a circular list through a sentinel node of its own (node
+/// `n + level`, after the `n` servers' nodes), so every node always has
+/// both neighbours: unlinking and appending take no branch, where lists
+/// with open ends take one per end (a level's lists change on every
+/// dispatch and completion, and those branches were the rule's most
+/// mispredicted).
 #[derive(Clone, Debug)]
 pub struct LevelLists {
     level: Vec<u32>,
     prev: Vec<u32>,
     next: Vec<u32>,
-    head: Vec<u32>,
-    tail: Vec<u32>,
+    /// Servers (the first sentinel's node).
+    n: usize,
     min: usize,
 }
 
 impl LevelLists {
-    /// `n` servers, all at count 0, in index order.
-    pub fn new(n: usize) -> LevelLists {
+    fn with_levels(n: usize, levels: usize) -> LevelLists {
         let mut lists = LevelLists {
             level: alloc::vec![0; n],
-            prev: alloc::vec![NIL; n],
-            next: alloc::vec![NIL; n],
-            head: alloc::vec![NIL],
-            tail: alloc::vec![NIL],
+            prev: alloc::vec![0; n],
+            next: alloc::vec![0; n],
+            n,
             min: 0,
         };
+        for _ in 0..levels.max(1) {
+            lists.add_level();
+        }
+        lists
+    }
+
+    /// `n` servers, all at count 0, in index order.
+    pub fn new(n: usize) -> LevelLists {
+        let mut lists = LevelLists::with_levels(n, 1);
         for s in 0..n {
             lists.append(s, 0);
         }
@@ -67,34 +79,43 @@ impl LevelLists {
     /// order `arrivals` lists them (FIFO: the first listed goes first).
     pub fn with_counts(n: usize, arrivals: &[(usize, u32)]) -> LevelLists {
         let levels = arrivals.iter().map(|&(_, c)| c as usize + 1).max().unwrap_or(1);
-        let mut lists = LevelLists {
-            level: alloc::vec![0; n],
-            prev: alloc::vec![NIL; n],
-            next: alloc::vec![NIL; n],
-            head: alloc::vec![NIL; levels],
-            tail: alloc::vec![NIL; levels],
-            min: 0,
-        };
+        let mut lists = LevelLists::with_levels(n, levels);
         for &(s, count) in arrivals {
             lists.append(s, count as usize);
         }
-        while lists.min + 1 < levels && lists.head[lists.min] == NIL {
+        while lists.min + 1 < levels && lists.is_empty(lists.min) {
             lists.min += 1;
         }
         lists
     }
 
+    fn levels(&self) -> usize {
+        self.next.len() - self.n
+    }
+
+    /// A new, empty level on top: its sentinel links to itself.
+    fn add_level(&mut self) {
+        let sentinel = self.next.len() as u32;
+        self.next.push(sentinel);
+        self.prev.push(sentinel);
+    }
+
+    fn is_empty(&self, level: usize) -> bool {
+        let sentinel = self.n + level;
+        self.next[sentinel] as usize == sentinel
+    }
+
     /// The server at the head of the lowest level.
     pub fn first(&self) -> usize {
-        self.head[self.min] as usize
+        self.next[self.n + self.min] as usize
     }
 
     /// Every server, lowest level first, each level in FIFO order.
     pub fn in_order(&self) -> impl Iterator<Item = usize> + '_ {
-        let linked = |s: u32| (s != NIL).then_some(s);
-        (self.min..self.head.len()).flat_map(move |level| {
-            core::iter::successors(linked(self.head[level]), move |&s| linked(self.next[s as usize]))
-                .map(|s| s as usize)
+        (self.min..self.levels()).flat_map(move |level| {
+            let sentinel = self.n + level;
+            let linked = move |s: u32| (s as usize != sentinel).then_some(s as usize);
+            core::iter::successors(linked(self.next[sentinel]), move |&s| linked(self.next[s]))
         })
     }
 
@@ -118,43 +139,31 @@ impl LevelLists {
 
     fn relevel(&mut self, server: usize, to: usize) {
         self.unlink(server);
-        if to >= self.head.len() {
-            self.head.resize(to + 1, NIL);
-            self.tail.resize(to + 1, NIL);
+        while to >= self.levels() {
+            self.add_level();
         }
         self.append(server, to);
-        if to < self.min {
-            self.min = to;
-        }
-        while self.head[self.min] == NIL {
+        self.min = self.min.min(to);
+        while self.is_empty(self.min) {
             self.min += 1;
         }
     }
 
     fn unlink(&mut self, s: usize) {
-        let level = self.level[s] as usize;
         let (p, n) = (self.prev[s], self.next[s]);
-        if p == NIL {
-            self.head[level] = n;
-        } else {
-            self.next[p as usize] = n;
-        }
-        if n == NIL {
-            self.tail[level] = p;
-        } else {
-            self.prev[n as usize] = p;
-        }
+        self.next[p as usize] = n;
+        self.prev[n as usize] = p;
     }
 
+    /// `s` joins the tail of `level`, just before its sentinel.
     fn append(&mut self, s: usize, level: usize) {
         self.level[s] = level as u32;
-        self.prev[s] = self.tail[level];
-        self.next[s] = NIL;
-        match self.tail[level] {
-            NIL => self.head[level] = s as u32,
-            t => self.next[t as usize] = s as u32,
-        }
-        self.tail[level] = s as u32;
+        let sentinel = self.n + level;
+        let tail = self.prev[sentinel];
+        self.next[tail as usize] = s as u32;
+        self.prev[s] = tail;
+        self.next[s] = sentinel as u32;
+        self.prev[sentinel] = s as u32;
     }
 }
 
