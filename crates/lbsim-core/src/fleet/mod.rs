@@ -409,6 +409,9 @@ impl State {
                 &mut run.copies,
                 |rule| Some(rule.pick(&pick, rng)),
             ) else {
+                // (A static pick always finds a server; were there none,
+                // a 502 at once, as in `send`.)
+                self.answer(run, workload, index, now, false, 0.0);
                 continue;
             };
             let server = &mut run.servers[s];
