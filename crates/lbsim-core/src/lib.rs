@@ -20,6 +20,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod balancer;
+pub mod chacha;
 pub mod cost;
 pub mod engine;
 pub mod fleet;

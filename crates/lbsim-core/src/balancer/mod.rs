@@ -29,8 +29,15 @@ pub mod rendezvous;
 pub mod round_robin;
 pub mod user_hash;
 
-/// The random generator every rule draws its own choices from.
+/// The random generator every rule draws its own choices from: ChaCha8,
+/// rand_chacha's natively, the same stream computed with wasm's SIMD in a
+/// wasm build with `simd128` ([`crate::chacha`]).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 pub type Rng = rand_chacha::ChaCha8Rng;
+/// The random generator every rule draws its own choices from: ChaCha8,
+/// the same stream as rand_chacha's, computed with wasm's SIMD.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub type Rng = crate::chacha::ChaCha8Rng;
 
 /// What a balancer knows about a request when it picks.
 #[derive(Clone, Copy, Debug)]
