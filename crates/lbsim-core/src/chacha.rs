@@ -16,6 +16,24 @@ use rand::rand_core::{RngCore, SeedableRng};
 /// "expand 32-byte k".
 const CONSTANTS: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
 
+/// ChaCha8's eight rounds (four double rounds: four columns, then four
+/// diagonals) with quarter round `$qr` on state `$x`, written out so both
+/// word widths get straight-line code.
+macro_rules! eight_rounds {
+    ($qr:ident, $x:expr) => {
+        for _ in 0..4 {
+            $qr($x, 0, 4, 8, 12);
+            $qr($x, 1, 5, 9, 13);
+            $qr($x, 2, 6, 10, 14);
+            $qr($x, 3, 7, 11, 15);
+            $qr($x, 0, 5, 10, 15);
+            $qr($x, 1, 6, 11, 12);
+            $qr($x, 2, 7, 8, 13);
+            $qr($x, 3, 4, 9, 14);
+        }
+    };
+}
+
 /// Four blocks of output: 64 words, block by block.
 #[derive(Clone, Copy, Debug)]
 pub struct Blocks(pub [u32; 64]);
@@ -68,17 +86,7 @@ pub fn blocks(key: &[u32; 8], counter: u64, stream: u64, out: &mut [u32; 64]) {
             x[c] = x[c].wrapping_add(x[d]);
             x[b] = (x[b] ^ x[c]).rotate_left(7);
         };
-        // Eight rounds: four column rounds, each with a diagonal round.
-        for _ in 0..4 {
-            qr(&mut x, 0, 4, 8, 12);
-            qr(&mut x, 1, 5, 9, 13);
-            qr(&mut x, 2, 6, 10, 14);
-            qr(&mut x, 3, 7, 11, 15);
-            qr(&mut x, 0, 5, 10, 15);
-            qr(&mut x, 1, 6, 11, 12);
-            qr(&mut x, 2, 7, 8, 13);
-            qr(&mut x, 3, 4, 9, 14);
-        }
+        eight_rounds!(qr, &mut x);
         for (word, (&v, &i)) in block.iter_mut().zip(x.iter().zip(&init)) {
             *word = v.wrapping_add(i);
         }
@@ -119,16 +127,7 @@ fn blocks_simd(key: &[u32; 8], counter: u64, stream: u64, out: &mut [u32; 64]) {
     init[14] = u32x4_splat(stream as u32);
     init[15] = u32x4_splat((stream >> 32) as u32);
     let mut x = init;
-    for _ in 0..4 {
-        qr(&mut x, 0, 4, 8, 12);
-        qr(&mut x, 1, 5, 9, 13);
-        qr(&mut x, 2, 6, 10, 14);
-        qr(&mut x, 3, 7, 11, 15);
-        qr(&mut x, 0, 5, 10, 15);
-        qr(&mut x, 1, 6, 11, 12);
-        qr(&mut x, 2, 7, 8, 13);
-        qr(&mut x, 3, 4, 9, 14);
-    }
+    eight_rounds!(qr, &mut x);
     // Lane j of word i is word i of block j.
     for i in 0..16 {
         let v = u32x4_add(x[i], init[i]);
