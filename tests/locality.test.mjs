@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import { join } from "node:path";
 import assert from "node:assert/strict";
-import { useBrowser, open, ready, nativeReport, cliReport, tableValues, expectedTable, screenshot, drawnShares, assertDownloads, assertPresetMatchesCli, OUTPUT } from "./support/harness.mjs";
+import { useBrowser, open, ready, nativeReport, cliReport, tableValues, shownColumns, expectedTable, screenshot, drawnShares, assertDownloads, assertPresetMatchesCli, OUTPUT } from "./support/harness.mjs";
 
 const PHONE = { width: 390, height: 844, deviceScaleFactor: 3 };
 const PRESETS = ["cache-locality", "remap-storm", "http2-pinning"];
@@ -13,8 +13,6 @@ const PRESETS = ["cache-locality", "remap-storm", "http2-pinning"];
 const env = useBrowser();
 
 /** The shown column keys of the results table. */
-const shownColumns = (page) =>
-  page.$$eval("#results thead th[data-key]:not([hidden])", (ths) => ths.map((th) => th.dataset.key));
 
 test("the cache and connection controls round-trip through the link; the ones a scenario does not use are disabled", async () => {
   const link = "#v=1&cache-keys=300&hit-cost=0.3&layer=4&conn-life-ms=5000";

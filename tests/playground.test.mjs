@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
-import { useBrowser, open, ready, nativeReport, cliReport, tableValues, expectedTable, screenshot, drawnShares, assertDownloads, assertPresetMatchesCli } from "./support/harness.mjs";
+import { useBrowser, open, ready, nativeReport, cliReport, tableValues, shownColumns, expectedTable, screenshot, drawnShares, assertDownloads, assertPresetMatchesCli } from "./support/harness.mjs";
 
 // Every rule, in canonical order, from the core's one registry (the
 // native core's default report lists them all).
@@ -118,7 +118,7 @@ test("a fleet link shows the errors column and the fleet's plots, with the numbe
   const { page, context, errors } = await open(env.browser);
   await page.goto(env.server.base + link);
   await ready(page);
-  const heads = await page.$$eval("#results thead th[data-key]:not([hidden])", (ths) => ths.map((th) => th.dataset.key));
+  const heads = await shownColumns(page);
   assert.ok(heads.includes("errors") && heads.includes("error-share"), `errors columns shown: ${heads}`);
   assert.ok(!heads.includes("retries"), "no retries column without retries");
   const native = nativeReport({ events: "20s:s3:fail" });

@@ -107,6 +107,11 @@ export function cliReport(link) {
   return text === null ? null : JSON.parse(text);
 }
 
+/** The keys of the results table's columns that show. */
+export async function shownColumns(page) {
+  return page.$$eval("#results thead th[data-key]:not([hidden])", (ths) => ths.map((th) => th.dataset.key));
+}
+
 /** The results table as { algorithm: { key: exact value } }. */
 export async function tableValues(page) {
   return page.evaluate(() => {

@@ -378,6 +378,12 @@ impl<'a> Plan<'a> {
         (before, after)
     }
 
+    /// Whether key `i` changes owner.
+    pub fn moves(&self, i: u64) -> bool {
+        let (before, after) = self.owners(self.key(i).as_bytes());
+        self.stays_as[before] != Some(after)
+    }
+
     /// Counts the keys with indices in `keys`.
     pub fn tally(&self, keys: Range<u64>) -> Tally {
         let mut tally = self.empty();

@@ -29,6 +29,9 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
+    /// Both kinds, in the order the page lists them.
+    pub const ALL: [CheckKind; 2] = [CheckKind::Tcp, CheckKind::Http];
+
     /// The id used in URLs, flags and JSON.
     pub fn id(self) -> &'static str {
         match self {
@@ -41,7 +44,7 @@ impl CheckKind {
 impl FromStr for CheckKind {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        [CheckKind::Tcp, CheckKind::Http].into_iter().find(|k| k.id() == s).ok_or(())
+        CheckKind::ALL.into_iter().find(|k| k.id() == s).ok_or(())
     }
 }
 
@@ -78,6 +81,9 @@ pub enum Layer {
 }
 
 impl Layer {
+    /// Both layers, the default first (the order the page lists them).
+    pub const ALL: [Layer; 2] = [Layer::L7, Layer::L4];
+
     /// The id used in URLs, flags and JSON.
     pub fn id(self) -> &'static str {
         match self {
@@ -110,7 +116,7 @@ impl TryFrom<u8> for Layer {
 impl FromStr for Layer {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        [Layer::L4, Layer::L7].into_iter().find(|l| l.id() == s).ok_or(())
+        Layer::ALL.into_iter().find(|l| l.id() == s).ok_or(())
     }
 }
 

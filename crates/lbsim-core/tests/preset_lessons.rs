@@ -235,8 +235,7 @@ fn storm(
         ring: Placement::Lbsim,
     };
     let plan = Plan::new(&remap).expect("valid");
-    let moved =
-        back.iter().filter(|&&u| plan.report(plan.tally(u64::from(u)..u64::from(u) + 1)).moved == 1).count();
+    let moved = back.iter().filter(|&&u| plan.moves(u64::from(u))).count();
     (extra, moved, back.len())
 }
 

@@ -4,7 +4,7 @@
 
 use lbsim_core::balancer::placement::Placement;
 use lbsim_core::hash::HashFn;
-use lbsim_core::scenario::{field_spec, Field, FieldKind, Layer, WorkKind};
+use lbsim_core::scenario::{field_spec, CheckKind, Field, FieldKind, Layer, WorkKind};
 use lbsim_core::{AlgorithmId, Scenario};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -110,9 +110,9 @@ fn choices(key: &str) -> Vec<(String, String)> {
         "hash" => std::iter::once((String::new(), "each rule's default".to_string()))
             .chain(HashFn::ALL.iter().map(|h| (h.id().to_string(), h.id().to_string())))
             .collect(),
-        "check" => ["tcp", "http"].iter().map(|k| (k.to_string(), k.to_string())).collect(),
+        "check" => CheckKind::ALL.iter().map(|k| (k.id().to_string(), k.id().to_string())).collect(),
         "ring" => Placement::ALL.iter().map(|p| (p.id().to_string(), p.id().to_string())).collect(),
-        "layer" => [Layer::L7, Layer::L4]
+        "layer" => Layer::ALL
             .iter()
             .map(|&l| {
                 let words = match l {

@@ -46,31 +46,6 @@ impl Connections {
         }
     }
 
-    /// The server for a request of `user` that reached copy `c` at `now`,
-    /// and the copy that answers for it: the user's open connection's, or
-    /// a new connection that `pick` places through copy `c` (closing one
-    /// whose life is over). `None` when `pick` finds no server.
-    pub(crate) fn route(
-        &mut self,
-        user: u32,
-        c: usize,
-        now: f64,
-        copies: &mut [Box<dyn Balancer>],
-        pick: impl FnOnce(&mut dyn Balancer) -> Option<usize>,
-    ) -> Option<(usize, usize)> {
-        let slot = &mut self.open[user as usize];
-        if let Some(conn) = *slot {
-            if now - conn.opened_ms < self.life_ms {
-                return Some((conn.server as usize, usize::from(conn.copy)));
-            }
-            rule(copies, usize::from(conn.copy)).closed(conn.server as usize, now);
-            *slot = None;
-        }
-        let s = pick_through(copies, c, pick)?;
-        *slot = Some(Connection { server: s as u32, copy: c as u16, opened_ms: now });
-        Some((s, c))
-    }
-
     /// Server `s` left or crashed at `now`: its connections close, each
     /// told to the copy that opened it.
     pub(crate) fn close_to(&mut self, s: usize, now: f64, copies: &mut [Box<dyn Balancer>]) {
@@ -83,8 +58,11 @@ impl Connections {
     }
 }
 
-/// Places a request at layer 7 (the rule's pick through copy `c`) or, with
-/// `connections`, at layer 4; the server and the copy that answers for it.
+/// The server for a request of `user` that reached copy `c` at `now`, and
+/// the copy that answers for it. At layer 7 (no `connections`) the rule of
+/// copy `c` picks with `pick`. At layer 4 it is the user's open
+/// connection's, or a new connection that `pick` places through copy `c`
+/// (closing one whose life is over). `None` when `pick` finds no server.
 pub(crate) fn place(
     connections: &mut Option<Connections>,
     user: u32,
@@ -93,10 +71,20 @@ pub(crate) fn place(
     copies: &mut [Box<dyn Balancer>],
     pick: impl FnOnce(&mut dyn Balancer) -> Option<usize>,
 ) -> Option<(usize, usize)> {
-    match connections {
-        Some(connections) => connections.route(user, c, now, copies, pick),
-        None => Some((pick_through(copies, c, pick)?, c)),
+    let Some(connections) = connections else {
+        return Some((pick_through(copies, c, pick)?, c));
+    };
+    let slot = &mut connections.open[user as usize];
+    if let Some(conn) = *slot {
+        if now - conn.opened_ms < connections.life_ms {
+            return Some((conn.server as usize, usize::from(conn.copy)));
+        }
+        rule(copies, usize::from(conn.copy)).closed(conn.server as usize, now);
+        *slot = None;
     }
+    let s = pick_through(copies, c, pick)?;
+    *slot = Some(Connection { server: s as u32, copy: c as u16, opened_ms: now });
+    Some((s, c))
 }
 
 /// Copy `c`'s rule picks with `pick` and is told what it dispatched.
