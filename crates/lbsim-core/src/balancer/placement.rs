@@ -90,14 +90,12 @@ impl Placement {
                         }
                         _ => name,
                     };
-                    let base = crc32fast::hash(host.as_bytes());
+                    let base = crate::hash::crc32(host.as_bytes());
                     let mut previous = 0u32;
                     for _ in 0..160 * u64::from(weight) {
                         // NGINX continues the CRC from the finished base
                         // value as if it were the running state.
-                        let mut h = crc32fast::Hasher::new_with_initial(!base);
-                        h.update(&previous.to_le_bytes());
-                        previous = h.finalize();
+                        previous = crate::hash::crc32_from(base, &previous.to_le_bytes());
                         points.push((u64::from(previous), server as u32));
                     }
                 }
@@ -133,7 +131,7 @@ impl Placement {
     pub fn key_hash(self, key: &[u8], hash: HashFn) -> u64 {
         match self {
             Placement::Lbsim => hash.hash(key),
-            Placement::Nginx => u64::from(crc32fast::hash(key)),
+            Placement::Nginx => u64::from(crate::hash::crc32(key)),
             Placement::Ketama => {
                 let digest = Md5::digest(key);
                 u64::from(u32::from_le_bytes([digest[0], digest[1], digest[2], digest[3]]))
