@@ -2,14 +2,18 @@
 //!
 //! The messages between the playground page (`lbsim-web`) and its
 //! simulator workers (`lbsim-worker`): the page sends [`ToWorker`] and
-//! receives [`FromWorker`], both carried by `postMessage` through
-//! `serde-wasm-bindgen` (no JSON in the bundle). Its own small crate so
-//! that the page and the worker share it without depending on each other.
+//! receives [`FromWorker`], both carried by `postMessage` as the bytes of
+//! [`wire`] (no JSON and no serde reader in the bundle). Its own small
+//! crate so that the page and the worker share it without depending on
+//! each other.
 //!
 //! What it is not: it sends nothing itself and knows nothing of browsers.
 
+extern crate alloc;
+
+pub mod wire;
+
 use lbsim_core::{Report, Scenario};
-use serde::{Deserialize, Serialize};
 
 /// Requests simulated per call into the core between clock checks. Small,
 /// because a fresh worker starts on V8's baseline code and a new call is
@@ -21,7 +25,7 @@ pub const SLICE_REQUESTS: u64 = 5_000;
 pub const SLICE_MS: f64 = 12.0;
 
 /// Page to worker.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ToWorker {
     /// Runs a scenario; supersedes any run in progress.
     Run {
@@ -38,7 +42,7 @@ pub enum ToWorker {
 }
 
 /// Worker to page.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum FromWorker {
     /// The worker's wasm has started; messages sent before this are lost.
     Ready,

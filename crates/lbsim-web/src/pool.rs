@@ -121,7 +121,8 @@ fn new_worker(index: usize) -> Option<Worker> {
     let on_message = move |e: Event| {
         if let Some(e) = e.dyn_ref::<MessageEvent>() {
             let start = now_ms();
-            match serde_wasm_bindgen::from_value::<FromWorker>(e.data()) {
+            let bytes = js_sys::Uint8Array::new(&e.data()).to_vec();
+            match lbsim_protocol::wire::decode::<FromWorker>(&bytes) {
                 Ok(message) => {
                     if matches!(message, FromWorker::Done { .. }) {
                         set_body_data("receive-ms", &format!("{:.1}", now_ms() - start));
@@ -227,13 +228,7 @@ fn stopped_sweep(why: &str) {
 }
 
 fn post(index: usize, message: ToWorker) {
-    let value = match serde_wasm_bindgen::to_value(&message) {
-        Ok(v) => v,
-        Err(e) => {
-            fail(&format!("could not send the scenario to the simulator: {e}"));
-            return;
-        }
-    };
+    let value = js_sys::Uint8Array::from(&lbsim_protocol::wire::encode(&message)[..]);
     with(|app| {
         if let Some(slot) = app.workers.get_mut(index) {
             if slot.ready {

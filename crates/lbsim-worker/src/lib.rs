@@ -14,7 +14,7 @@
 use std::cell::RefCell;
 
 use lbsim_core::Simulation;
-use lbsim_protocol::{FromWorker, ToWorker, SLICE_MS, SLICE_REQUESTS};
+use lbsim_protocol::{wire, FromWorker, ToWorker, SLICE_MS, SLICE_REQUESTS};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
@@ -42,17 +42,9 @@ fn scope() -> DedicatedWorkerGlobalScope {
 }
 
 fn post(message: &FromWorker) {
-    match serde_wasm_bindgen::to_value(message) {
-        Ok(value) => {
-            let _ = scope().post_message(&value);
-        }
-        Err(e) => {
-            let fallback = FromWorker::Error { run_id: None, message: e.to_string(), fatal: false };
-            if let Ok(value) = serde_wasm_bindgen::to_value(&fallback) {
-                let _ = scope().post_message(&value);
-            }
-        }
-    }
+    let bytes = js_sys::Uint8Array::from(&wire::encode(message)[..]);
+    // Transferred, not copied: a report is tens of KB.
+    let _ = scope().post_message_with_transfer(&bytes, &js_sys::Array::of1(&bytes.buffer()));
 }
 
 fn now_ms() -> f64 {
@@ -69,7 +61,7 @@ fn schedule() {
 }
 
 fn on_message(event: MessageEvent) {
-    let message: ToWorker = match serde_wasm_bindgen::from_value(event.data()) {
+    let message: ToWorker = match wire::decode(&js_sys::Uint8Array::new(&event.data()).to_vec()) {
         Ok(m) => m,
         Err(e) => {
             post(&FromWorker::Error { run_id: None, message: format!("bad message: {e}"), fatal: false });

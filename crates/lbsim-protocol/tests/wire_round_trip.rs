@@ -1,0 +1,96 @@
+//! Every message the page and a worker exchange reads back as it was
+//! written: reports of every preset (static, fleet, caches, layer 4), with
+//! the JSON the CLI prints as the outside check, and no byte string makes
+//! the reader panic.
+
+use lbsim_core::presets::PRESETS;
+use lbsim_core::{run, Scenario};
+use lbsim_protocol::wire::{decode, encode};
+use lbsim_protocol::{FromWorker, ToWorker};
+use proptest::prelude::*;
+
+/// A preset, shortened so that every preset runs in a test.
+fn short(scenario: &Scenario) -> Scenario {
+    let mut s = scenario.clone();
+    s.requests = s.requests.min(4_000);
+    s
+}
+
+#[test]
+fn every_presets_report_reads_back_whole() {
+    for preset in PRESETS {
+        let report = run(&short(&preset.scenario())).expect(preset.id);
+        let message = FromWorker::Done { run_id: 7, report: Box::new(report.clone()) };
+        let back: FromWorker = decode(&encode(&message)).expect(preset.id);
+        let FromWorker::Done { run_id, report: back } = back else { panic!("{}: not Done", preset.id) };
+        assert_eq!(run_id, 7);
+        // The JSON is what a user sees; it must not move by a bit.
+        assert_eq!(
+            serde_json::to_string(&*back).unwrap(),
+            serde_json::to_string(&report).unwrap(),
+            "{}",
+            preset.id
+        );
+    }
+}
+
+#[test]
+fn runs_carry_their_scenario_exactly() {
+    for preset in PRESETS {
+        let message = ToWorker::Run { run_id: 3, scenario: Box::new(preset.scenario()) };
+        assert_eq!(decode::<ToWorker>(&encode(&message)).unwrap(), message, "{}", preset.id);
+    }
+    let cancel = ToWorker::Cancel { run_id: u32::MAX };
+    assert_eq!(decode::<ToWorker>(&encode(&cancel)).unwrap(), cancel);
+}
+
+#[test]
+fn the_small_messages_read_back() {
+    for message in [
+        FromWorker::Ready,
+        FromWorker::Progress { run_id: 1, done: 5, total: u64::MAX },
+        FromWorker::Cancelled { run_id: 2 },
+        FromWorker::Error { run_id: None, message: "bad \u{1b} ünïcode".into(), fatal: true },
+        FromWorker::Error { run_id: Some(9), message: String::new(), fatal: false },
+    ] {
+        assert_eq!(decode::<FromWorker>(&encode(&message)).unwrap(), message);
+    }
+}
+
+#[test]
+fn a_cut_or_padded_message_is_an_error() {
+    let report = run(&short(&PRESETS[0].scenario())).unwrap();
+    let bytes = encode(&FromWorker::Done { run_id: 1, report: Box::new(report) });
+    for cut in [0, 1, 5, bytes.len() / 2, bytes.len() - 1] {
+        assert!(decode::<FromWorker>(&bytes[..cut]).is_err(), "cut at {cut}");
+    }
+    let mut padded = bytes.clone();
+    padded.push(0);
+    assert!(decode::<FromWorker>(&padded).is_err());
+}
+
+proptest! {
+    #[test]
+    fn no_bytes_make_the_reader_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        let _ = decode::<FromWorker>(&bytes);
+        let _ = decode::<ToWorker>(&bytes);
+    }
+
+    /// A real report with bytes overwritten anywhere (lengths, tags,
+    /// presence bytes, text): an error or some message, never a panic.
+    #[test]
+    fn a_damaged_report_never_panics(edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
+        thread_local! {
+            static BYTES: Vec<u8> = encode(&FromWorker::Done {
+                run_id: 1,
+                report: Box::new(run(&short(&lbsim_core::presets::preset("mixed").unwrap().scenario())).unwrap()),
+            });
+        }
+        let mut bytes = BYTES.with(Clone::clone);
+        for (at, value) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = value;
+        }
+        let _ = decode::<FromWorker>(&bytes);
+    }
+}
