@@ -640,17 +640,28 @@ pub fn summarize(classes: &[&[f64]]) -> (Summary, Vec<Summary>) {
 /// the tail (`1 - F = 10^-2, 10^-2.25, ...` down to one value) for the tail
 /// view; ascending.
 fn cdf_ranks(n: usize) -> Vec<usize> {
-    let mut ranks: Vec<usize> = (0..=CDF_POINTS).map(|k| (k * n).div_ceil(CDF_POINTS).max(1)).collect();
+    let even = (0..=CDF_POINTS).map(|k| (k * n).div_ceil(CDF_POINTS).max(1));
+    let mut tail = Vec::new();
     let mut x = 2.0;
     loop {
         let above = libm::pow(10.0, -x) * n as f64;
         if above < 1.0 {
             break;
         }
-        ranks.push(n - libm::floor(above) as usize);
+        tail.push(n - libm::floor(above) as usize);
         x += 0.25;
     }
-    ranks.sort_unstable();
+    // Both lists ascend, so a merge orders them (a sort's code would cost
+    // the page's bundle kilobytes).
+    let mut ranks = Vec::with_capacity(CDF_POINTS + 1 + tail.len());
+    let (mut even, mut tail) = (even.peekable(), tail.into_iter().peekable());
+    while let Some(next) = match (even.peek(), tail.peek()) {
+        (Some(a), Some(b)) if b < a => tail.next(),
+        (Some(_), _) => even.next(),
+        (None, _) => tail.next(),
+    } {
+        ranks.push(next);
+    }
     ranks.dedup();
     ranks
 }

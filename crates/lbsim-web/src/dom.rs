@@ -22,7 +22,9 @@ pub fn by_id<T: JsCast>(id: &str) -> Option<T> {
 
 /// A new element; `class` may be empty.
 pub fn element(tag: &str, class: &str) -> Element {
-    let e = document().create_element(tag).expect("create_element");
+    // Not `expect`: printing the JsValue error would bring wasm-bindgen's
+    // debug printer into the bundle for a message nobody can act on.
+    let Ok(e) = document().create_element(tag) else { panic!("create_element({tag}) failed") };
     if !class.is_empty() {
         e.set_class_name(class);
     }

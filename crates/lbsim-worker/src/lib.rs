@@ -34,7 +34,9 @@ struct Worker {
 
 thread_local! {
     static WORKER: RefCell<Worker> = RefCell::new(Worker::default());
-    static CHANNEL: MessageChannel = MessageChannel::new().expect("MessageChannel in a worker");
+    // Not `expect`, which would print the JsValue error with wasm-bindgen's
+    // debug printer (bytes in the bundle for a message nobody can act on).
+    static CHANNEL: MessageChannel = MessageChannel::new().unwrap_or_else(|_| panic!("no MessageChannel in this worker"));
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {

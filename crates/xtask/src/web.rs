@@ -117,6 +117,12 @@ pub fn build() -> Result<PathBuf, String> {
     if !dist.join("index.html").exists() {
         return Err("trunk build wrote no dist/index.html".into());
     }
+    // What Trunk cannot do: minify wasm-bindgen's glue (its minifier gives
+    // up on it), drop the module's name section, and write the integrity
+    // hashes again for both.
+    ensure_npm_packages()?;
+    step("node web/finish.mjs dist (terser on the JavaScript, the wasm name section dropped, integrity hashes)");
+    run("node", &["web/finish.mjs", &dist.display().to_string()])?;
     Ok(dist)
 }
 

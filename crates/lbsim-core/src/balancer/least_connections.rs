@@ -312,17 +312,16 @@ impl Weighted {
 
     /// NGINX's smooth turn among the (two or more) servers in `tied`.
     fn turn(&mut self) -> usize {
-        // In pool order, as NGINX walks its peers.
-        self.tied.sort_unstable();
         let mut total = 0;
-        let mut best = self.tied[0];
         for &s in &self.tied {
             self.current[s] += self.weights[s];
             total += self.weights[s];
-            if self.current[s] > self.current[best] {
-                best = s;
-            }
         }
+        // NGINX walks its peers in pool order and keeps the first of the
+        // highest: the highest, the lowest index on a tie (no sort, whose
+        // code would cost the page's bundle kilobytes).
+        let best = self.tied.iter().copied().max_by_key(|&s| (self.current[s], core::cmp::Reverse(s)));
+        let best = best.expect("turn is called with two or more servers");
         self.current[best] -= total;
         best
     }

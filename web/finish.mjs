@@ -1,0 +1,82 @@
+// The last step of `cargo xtask build`, after `trunk build --release
+// --minify true`: what Trunk cannot do for the deployable dist/.
+//
+// - Minifies the JavaScript with terser. Trunk's own minifier gives up on
+//   wasm-bindgen's glue (`export { .. as default }`: "Failed to minify JS:
+//   RequiredTokenNotFound(Identifier)") and ships it as written: 8.0 KB
+//   gzipped against 6.2 minified.
+// - Drops the module's "name" custom section (wasm-bindgen's names for its
+//   own adapter functions, 5.6 KB; `strip = true` already removed Rust's).
+// - Writes the subresource integrity hashes of index.html again for the
+//   files it changed, since the browser refuses a file whose hash differs.
+//
+//   node web/finish.mjs DIST
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { minify } from "terser";
+
+const dist = process.argv[2];
+if (!dist) {
+  console.error("usage: node web/finish.mjs DIST");
+  process.exit(2);
+}
+
+/** The module without custom sections named `name`. */
+function withoutNames(bytes) {
+  const out = [bytes.subarray(0, 8)];
+  let at = 8;
+  const leb = () => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[at++];
+      value += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (b < 0x80) return value;
+    }
+  };
+  while (at < bytes.length) {
+    const start = at;
+    const id = bytes[at++];
+    const size = leb();
+    const body = at;
+    at = body + size;
+    if (id === 0) {
+      const save = at;
+      at = body;
+      const nameLength = leb();
+      const name = new TextDecoder().decode(bytes.subarray(at, at + nameLength));
+      at = save;
+      if (name === "name") continue;
+    }
+    out.push(bytes.subarray(start, at));
+  }
+  return Buffer.concat(out);
+}
+
+for (const file of readdirSync(dist)) {
+  const path = join(dist, file);
+  if (file.endsWith(".js")) {
+    const source = readFileSync(path, "utf8");
+    const result = await minify(source, { module: true, compress: true, mangle: true });
+    writeFileSync(path, result.code);
+  } else if (file.endsWith(".wasm")) {
+    writeFileSync(path, withoutNames(readFileSync(path)));
+  }
+}
+
+// Every `integrity=` in index.html, for the file its tag names.
+const indexPath = join(dist, "index.html");
+const html = readFileSync(indexPath, "utf8");
+let rewritten = 0;
+const updated = html.replace(/<(link|script)\b[^>]*>/g, (tag) => {
+  const integrity = /integrity=("?)(sha384-[A-Za-z0-9+/=]+)\1/.exec(tag);
+  const href = /(?:href|src)=("?)\.?\/?([^"\s>]+)\1/.exec(tag);
+  if (!integrity || !href) return tag;
+  const hash = "sha384-" + createHash("sha384").update(readFileSync(join(dist, href[2]))).digest("base64");
+  rewritten++;
+  return tag.replace(integrity[2], hash);
+});
+writeFileSync(indexPath, updated);
+console.log(`finished ${dist}: JavaScript minified, wasm names dropped, ${rewritten} integrity hashes written`);
