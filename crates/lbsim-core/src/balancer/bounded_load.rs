@@ -24,7 +24,7 @@
 use alloc::vec::Vec;
 
 use super::consistent_hash::Ring;
-use super::{Balancer, Eligible, Pick, Pool, Rng, Unfinished};
+use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng, Unfinished};
 
 /// HAProxy's allowance for a server with weight `weight`, whose
 /// predecessors' weights sum to `cumulative`, when `served` requests are in
@@ -48,6 +48,8 @@ pub struct BoundedLoad {
     total_weight: u64,
     unfinished: Unfinished,
     served: u64,
+    /// Each user's key hashed on the ring (which never changes in a run).
+    key_hashes: PerUser<u64>,
 }
 
 impl BoundedLoad {
@@ -62,6 +64,7 @@ impl BoundedLoad {
             weights,
             unfinished: Unfinished::new(pool.len()),
             served: 0,
+            key_hashes: PerUser::new(u64::MAX),
         }
     }
 
@@ -90,7 +93,10 @@ fn weights_before(weights: impl Iterator<Item = u64>) -> Vec<u64> {
 
 impl Balancer for BoundedLoad {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
-        let h = self.ring.key_hash(request.key().as_bytes());
+        let h = match self.key_hashes.get(request.user) {
+            Some(h) => h,
+            None => self.key_hashes.keep(request.user, self.ring.key_hash(request.key().as_bytes())),
+        };
         self.ring.walk_nearest(h).find(|&s| self.eligible(s)).unwrap_or(0)
     }
 

@@ -13,7 +13,7 @@
 use alloc::vec::Vec;
 
 use super::placement::Placement;
-use super::{Balancer, Eligible, Pick, Pool, Rng};
+use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng};
 use crate::hash::HashFn;
 
 /// A hash ring: sorted (point, server) pairs, with an index on the top
@@ -139,18 +139,24 @@ impl Ring {
 /// Consistent hashing on a ring.
 pub struct ConsistentHash {
     ring: Ring,
+    /// Each user's server (the ring never changes during a run).
+    owners: PerUser<u32>,
 }
 
 impl ConsistentHash {
     /// The ring of `pool`.
     pub fn new(pool: &Pool) -> ConsistentHash {
-        ConsistentHash { ring: Ring::new(pool) }
+        ConsistentHash { ring: Ring::new(pool), owners: PerUser::new(u32::MAX) }
     }
 }
 
 impl Balancer for ConsistentHash {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
-        self.ring.owner(self.ring.key_hash(request.key().as_bytes()))
+        if let Some(owner) = self.owners.get(request.user) {
+            return owner as usize;
+        }
+        let owner = self.ring.owner(self.ring.key_hash(request.key().as_bytes()));
+        self.owners.keep(request.user, owner as u32) as usize
     }
 
     fn observes_completions(&self) -> bool {

@@ -21,7 +21,7 @@
 
 use alloc::vec::Vec;
 
-use super::{Balancer, Eligible, Pick, Pool, Rng};
+use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng};
 use crate::hash::{HashFn, KeyBuf};
 
 /// The table size of the paper's production setting.
@@ -91,6 +91,8 @@ pub struct Maglev {
     weights: Vec<u32>,
     /// The servers the table is built over.
     built_over: Vec<bool>,
+    /// Each user's server in this table.
+    owners: PerUser<u32>,
 }
 
 impl Maglev {
@@ -104,6 +106,7 @@ impl Maglev {
             permutations: perms,
             weights: pool.weights.clone(),
             built_over: alloc::vec![true; pool.len()],
+            owners: PerUser::new(u32::MAX),
         }
     }
 
@@ -121,7 +124,11 @@ impl Maglev {
 
 impl Balancer for Maglev {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
-        Maglev::lookup(&self.table, self.hash.hash(request.key().as_bytes()))
+        if let Some(owner) = self.owners.get(request.user) {
+            return owner as usize;
+        }
+        let owner = Maglev::lookup(&self.table, self.hash.hash(request.key().as_bytes()));
+        self.owners.keep(request.user, owner as u32) as usize
     }
 
     fn observes_completions(&self) -> bool {
@@ -161,6 +168,7 @@ impl Balancer for Maglev {
             .map(|i| if i == EMPTY { EMPTY } else { kept[i as usize] as u32 })
             .collect();
         self.built_over = available.to_vec();
+        self.owners.forget();
     }
 }
 

@@ -316,6 +316,49 @@ impl Unfinished {
     }
 }
 
+/// Each user's answer from a hash rule, computed once while the rule's
+/// state holds: the key is always `user-{id}`, so a rule whose choice
+/// depends on the key alone gives the same server every time, and the
+/// text, the hash and the lookup (about 270 instructions a request) are
+/// paid once per user instead of once per request. A rule forgets on every
+/// change of its state (a reshape).
+#[derive(Clone, Debug, Default)]
+pub struct PerUser<T: Copy + PartialEq> {
+    /// Indexed by user id; `unknown` until first asked.
+    known: Vec<T>,
+    unknown: T,
+}
+
+impl<T: Copy + PartialEq> PerUser<T> {
+    /// Nothing known yet; `unknown` marks an entry not yet computed (a real
+    /// value equal to it is only computed again each time).
+    pub fn new(unknown: T) -> PerUser<T> {
+        PerUser { known: Vec::new(), unknown }
+    }
+
+    /// The value kept for `user`, if any.
+    #[inline]
+    pub fn get(&self, user: u32) -> Option<T> {
+        self.known.get(user as usize).copied().filter(|&v| v != self.unknown)
+    }
+
+    /// Keeps `value` for `user`; returns it.
+    #[inline]
+    pub fn keep(&mut self, user: u32, value: T) -> T {
+        let user = user as usize;
+        if user >= self.known.len() {
+            self.known.resize(user + 1, self.unknown);
+        }
+        self.known[user] = value;
+        value
+    }
+
+    /// Forgets every user (the rule's state changed).
+    pub fn forget(&mut self) {
+        self.known.clear();
+    }
+}
+
 /// Whether `a / wa < b / wb`, by cross-multiplication as NGINX does, so no
 /// division rounds.
 pub fn fewer_per_weight(a: u32, wa: u32, b: u32, wb: u32) -> bool {
@@ -604,6 +647,27 @@ pub(crate) mod checks {
         let all_tried = Eligible { available: &up, tried: &tried, every_available: true };
         assert_eq!(rule.pick_eligible(&request, &mut rng, &all_tried), None);
     }
+
+    /// A rule that has answered users over the whole pool, then reshaped
+    /// to `members`, answers as a rule reshaped before its first pick: what
+    /// it remembers per user ([`super::PerUser`]) is forgotten.
+    pub fn reshape_forgets_the_past(id: AlgorithmId, pool: &Pool, members: &[bool]) {
+        let (mut used, mut fresh) = (build(id, pool), build(id, pool));
+        let mut rng = Rng::seed_from_u64(8);
+        let all = alloc::vec![true; pool.len()];
+        for user in 1..=300 {
+            used.pick_eligible(&Pick { now_ms: 0.0, user }, &mut rng, &everything(&all));
+        }
+        used.reshape(members, members);
+        fresh.reshape(members, members);
+        let (mut rng, mut fresh_rng) = (Rng::seed_from_u64(3), Rng::seed_from_u64(3));
+        let eligible = Eligible { available: members, tried: &[], every_available: true };
+        for user in 1..=300 {
+            let request = Pick { now_ms: 1.0, user };
+            let want = fresh.pick_eligible(&request, &mut fresh_rng, &eligible);
+            assert_eq!(used.pick_eligible(&request, &mut rng, &eligible), want, "{id:?}, user {user}");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -626,6 +690,19 @@ mod fleet_picks {
         for &id in AlgorithmId::ALL {
             checks::never_refused(id, &checks::pool(&[1, 1, 1, 1, 1]), 3_000);
             checks::never_refused(id, &checks::pool(&[5, 1, 2, 1, 3]), 3_000);
+        }
+    }
+
+    /// Only the rules that pick by key alone: the others' picks depend on
+    /// counts and turns that a history changes by design.
+    #[test]
+    fn a_reshape_forgets_remembered_users() {
+        let members = [true, false, true, true, false, true];
+        for id in
+            [AlgorithmId::UserHash, AlgorithmId::ConsistentHash, AlgorithmId::Maglev, AlgorithmId::Rendezvous]
+        {
+            checks::reshape_forgets_the_past(id, &checks::pool(&[1; 6]), &members);
+            checks::reshape_forgets_the_past(id, &checks::pool(&[3, 1, 2, 5, 1, 4]), &members);
         }
     }
 

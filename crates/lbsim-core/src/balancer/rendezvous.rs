@@ -26,7 +26,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Balancer, Eligible, Pick, Pool, Rng};
+use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng};
 use crate::hash::HashFn;
 
 /// splitmix64's finaliser (Steele, Lea & Flood): a bijection of u64 whose
@@ -80,8 +80,8 @@ pub struct Rendezvous {
     /// Weights, when they differ (weighted HRW); `None` for equal ones.
     weights: Option<Vec<u32>>,
     hash: HashFn,
-    /// Winner per user id (`u32::MAX` until first seen).
-    winners: Vec<u32>,
+    /// Each user's winner over the whole pool.
+    winners: PerUser<u32>,
 }
 
 impl Rendezvous {
@@ -92,7 +92,7 @@ impl Rendezvous {
             name_hashes: pool.names.iter().map(|n: &String| hash.hash(n.as_bytes())).collect(),
             weights: (!pool.equal_weights()).then(|| pool.weights.clone()),
             hash,
-            winners: Vec::new(),
+            winners: PerUser::new(u32::MAX),
         }
     }
 
@@ -152,14 +152,11 @@ impl Rendezvous {
 
 impl Balancer for Rendezvous {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
-        let user = request.user as usize;
-        if user >= self.winners.len() {
-            self.winners.resize(user + 1, u32::MAX);
+        if let Some(winner) = self.winners.get(request.user) {
+            return winner as usize;
         }
-        if self.winners[user] == u32::MAX {
-            self.winners[user] = self.lookup(self.hash.hash(request.key().as_bytes())) as u32;
-        }
-        self.winners[user] as usize
+        let winner = self.lookup(self.hash.hash(request.key().as_bytes()));
+        self.winners.keep(request.user, winner as u32) as usize
     }
 
     fn observes_completions(&self) -> bool {

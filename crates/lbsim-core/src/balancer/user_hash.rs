@@ -20,7 +20,7 @@
 use alloc::vec::Vec;
 
 use super::round_robin::RoundRobin;
-use super::{Balancer, Eligible, Pick, Pool, Rng};
+use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng};
 use crate::hash::{HashFn, KeyBuf};
 
 /// NGINX's `hash` gives up rehashing after this many tries.
@@ -34,6 +34,8 @@ pub struct UserHash {
     weights: Vec<u32>,
     /// NGINX's fallback after the last rehash.
     round_robin: RoundRobin,
+    /// Each user's server over the members, while they stay the same.
+    owners: PerUser<u32>,
 }
 
 impl UserHash {
@@ -44,6 +46,7 @@ impl UserHash {
             cumulative: running_sums(pool.weights.iter().map(|&w| u64::from(w))),
             weights: pool.weights.clone(),
             round_robin: RoundRobin::new(pool),
+            owners: PerUser::new(u32::MAX),
         }
     }
 
@@ -67,7 +70,11 @@ fn running_sums(weights: impl Iterator<Item = u64>) -> Vec<u64> {
 
 impl Balancer for UserHash {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
-        self.owner(self.hash.hash(request.key().as_bytes()))
+        if let Some(owner) = self.owners.get(request.user) {
+            return owner as usize;
+        }
+        let owner = self.owner(self.hash.hash(request.key().as_bytes()));
+        self.owners.keep(request.user, owner as u32) as usize
     }
 
     fn observes_completions(&self) -> bool {
@@ -102,6 +109,7 @@ impl Balancer for UserHash {
     fn reshape(&mut self, members: &[bool], available: &[bool]) {
         let weights = self.weights.iter().zip(members).map(|(&w, &m)| if m { u64::from(w) } else { 0 });
         self.cumulative = running_sums(weights);
+        self.owners.forget();
         self.round_robin.reshape(members, available);
     }
 }
