@@ -228,11 +228,11 @@ fn stopped_sweep(why: &str) {
 }
 
 fn post(index: usize, message: ToWorker) {
-    let value = js_sys::Uint8Array::from(&lbsim_protocol::wire::encode(&message)[..]);
     with(|app| {
         if let Some(slot) = app.workers.get_mut(index) {
             if slot.ready {
-                let _ = slot.worker.post_message(&value);
+                let bytes = js_sys::Uint8Array::from(&lbsim_protocol::wire::encode(&message)[..]);
+                let _ = slot.worker.post_message(&bytes);
             } else {
                 slot.queued.push(message);
             }

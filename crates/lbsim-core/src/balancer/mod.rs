@@ -322,7 +322,7 @@ impl Unfinished {
 /// text, the hash and the lookup (about 270 instructions a request) are
 /// paid once per user instead of once per request. A rule forgets on every
 /// change of its state (a reshape).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct PerUser<T: Copy + PartialEq> {
     /// Indexed by user id; `unknown` until first asked.
     known: Vec<T>,
