@@ -611,8 +611,8 @@ pub fn summarize(classes: &[&[f64]]) -> (Summary, Vec<Summary>) {
     }
 
     // Each class gathers, in one pass and once per value, the bins that it
-    // or the union needs; the union's bins are then merges of the classes'
-    // sorted bins. A class reading a bin it did not need is harmless: such
+    // or the union needs; the union's bins then take the classes' values.
+    // A class reading a bin it did not need is harmless: such
     // a bin holds one repeated value, the bin's top, which is what the
     // class would have read without it.
     let (all_slots, all_count) = all.slots();
@@ -653,6 +653,9 @@ pub fn summarize(classes: &[&[f64]]) -> (Summary, Vec<Summary>) {
         }
         summaries.push(h.summary(&slots, &gathered));
     }
+    for bin in all_gathered.iter_mut() {
+        bin.above.sort_unstable();
+    }
     (all.summary(&all_slots, &all_gathered), summaries)
 }
 
@@ -684,17 +687,17 @@ impl Gathered {
         }
     }
 
-    /// Takes in a class's sorted values of the same bin (whose smallest
-    /// value is at least this bin's).
+    /// Takes in a class's values of the same bin (whose smallest value is
+    /// at least this bin's); sorted afterwards (a merge of the sorted
+    /// classes would be faster, but its code costs the page more than the
+    /// few values above the repeats take to sort).
     fn absorb(&mut self, class: &Gathered) {
         if class.bottom == self.bottom {
             self.repeats += class.repeats;
-            self.above = merge_sorted(&self.above, &class.above);
         } else {
-            let mut values = alloc::vec![class.bottom; class.repeats];
-            values.extend_from_slice(&class.above);
-            self.above = merge_sorted(&self.above, &values);
+            self.above.extend(core::iter::repeat_n(class.bottom, class.repeats));
         }
+        self.above.extend_from_slice(&class.above);
     }
 }
 
@@ -704,24 +707,6 @@ struct Bin {
     count: u64,
     top: u64,
     bottom: u64,
-}
-
-/// The sorted union of two sorted lists.
-fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if b[j] < a[i] {
-            out.push(b[j]);
-            j += 1;
-        } else {
-            out.push(a[i]);
-            i += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
 /// Ranks to plot: evenly spaced in probability, plus ranks that resolve

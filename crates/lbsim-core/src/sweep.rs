@@ -75,10 +75,57 @@ impl Decimal {
     }
 }
 
+/// `n` in decimal, nine digits at a time, dividing its 32-bit limbs with
+/// 64-bit arithmetic: 128-bit division (as `u128`'s own `Display` does it)
+/// is a kilobyte of code the page would carry for sweeps alone.
+fn u128_text(mut n: u128) -> String {
+    const BILLION: u64 = 1_000_000_000;
+    // Digits, least significant first.
+    let mut digits = Vec::new();
+    loop {
+        let (mut quotient, mut rem) = (0u128, 0u64);
+        for shift in [96u32, 64, 32, 0] {
+            // rem < 10^9 < 2^30, so this fits in 62 bits.
+            let part = (rem << 32) | u64::from((n >> shift) as u32);
+            quotient |= u128::from(part / BILLION) << shift;
+            rem = part % BILLION;
+        }
+        // Nine digits, but no leading zeros in the highest chunk.
+        let highest = quotient == 0;
+        for _ in 0..9 {
+            digits.push(b'0' + (rem % 10) as u8);
+            rem /= 10;
+            if highest && rem == 0 {
+                break;
+            }
+        }
+        if highest {
+            break;
+        }
+        n = quotient;
+    }
+    digits.iter().rev().map(|&d| char::from(d)).collect()
+}
+
+/// `span / step` rounded down, for `span >= 0` and `step > 0`, by
+/// bisection on products (no 128-bit division; see [`u128_text`]).
+fn quotient(span: i128, step: i128) -> i128 {
+    let (mut lo, mut hi) = (0, span);
+    while lo < hi {
+        let mid = lo + ((hi - lo + 1) >> 1);
+        if mid.checked_mul(step).is_some_and(|p| p <= span) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 /// `digits x 10^-places` written out, without trailing zeros: `0.5`, `2`.
 fn decimal_text(digits: i128, places: u32) -> String {
     let sign = if digits < 0 { "-" } else { "" };
-    let text = digits.unsigned_abs().to_string();
+    let text = u128_text(digits.unsigned_abs());
     let places = places as usize;
     if places == 0 {
         return format!("{sign}{text}");
@@ -136,8 +183,9 @@ impl Sweep {
         if b < a {
             return Err(bad(spec, &"FROM at most TO"));
         }
-        let count = (b - a) / s + 1;
+        let count = quotient(b - a, s) + 1;
         if count > max_values as i128 {
+            let count = u128_text(count.unsigned_abs());
             return Err(bad(spec, &format!("at most {max_values} values (this range has {count})")));
         }
         let values: Vec<String> = (0..count).map(|i| decimal_text(a + i * s, places)).collect();
@@ -206,6 +254,21 @@ impl Sweep {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The limb-wise decimal and the bisected quotient agree with
+        /// 128-bit `Display` and division.
+        #[test]
+        fn text_and_quotient_agree_with_128_bit_arithmetic(
+            n in prop_oneof![any::<u128>(), 0u128..1_000_000_000_000, Just(u128::MAX), Just(0u128)],
+            span in 0i128..=i128::MAX,
+            step in prop_oneof![1i128..=i128::MAX, 1i128..1_000],
+        ) {
+            prop_assert_eq!(u128_text(n), alloc::format!("{n}"));
+            prop_assert_eq!(quotient(span, step), span / step);
+        }
+    }
 
     #[test]
     fn a_sweep_of_the_fleet_gains_its_columns_on_every_row() {
