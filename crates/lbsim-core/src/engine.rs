@@ -34,7 +34,21 @@ pub(crate) fn bits(t: f64) -> u64 {
 /// The time bucket of `t` in a series of [`QUEUE_BUCKETS`] buckets of
 /// `bucket_ms` (the last one takes what comes after the last arrival).
 pub(crate) fn bucket_of(t: f64, bucket_ms: f64) -> usize {
-    ((t / bucket_ms) as usize).min(QUEUE_BUCKETS - 1)
+    whole(t / bucket_ms).min(QUEUE_BUCKETS - 1)
+}
+
+/// `x as usize` for the callers here, which clamp the result far below
+/// 2^63 (NaN and negatives give 0, as `as` does). On 64-bit targets it
+/// goes through a signed conversion: x86-64 converts to a signed integer
+/// in one instruction, to an unsigned one in a dozen. wasm32 converts to
+/// its 32-bit usize in one.
+#[inline]
+pub(crate) fn whole(x: f64) -> usize {
+    #[cfg(target_pointer_width = "64")]
+    let whole = (x as i64).max(0) as usize;
+    #[cfg(not(target_pointer_width = "64"))]
+    let whole = x as usize;
+    whole
 }
 
 /// One server's queue: start times of waiting requests (non-decreasing under
@@ -152,14 +166,16 @@ impl Server {
 }
 
 /// A completion to deliver to the copy that sent the request: the finish
-/// time as sortable bits above the request index, in one integer, so the
-/// heap compares without branching (a `(u64, u32)` pair compared field by
-/// field cost 15% more instructions in delivery, about 30 a request); the
-/// index orders equal times and finds the rest.
+/// time as sortable bits, the request index and the server, in one
+/// integer, so the heap compares without branching (a `(u64, u32)` pair
+/// compared field by field cost 15% more instructions in delivery, about
+/// 30 a request). The index orders equal times (indices are unique, so the
+/// server below it never decides an order) and finds the request; the
+/// server rides along instead of in a per-request list.
 type Completion = u128;
 
-fn completion(done_bits: u64, index: usize) -> Completion {
-    (u128::from(done_bits) << 32) | index as u128
+fn completion(done_bits: u64, index: usize, server: usize) -> Completion {
+    (u128::from(done_bits) << 64) | ((index as u128) << 32) | server as u128
 }
 
 /// One algorithm's run over the workload, resumable.
@@ -170,8 +186,6 @@ pub(crate) struct AlgorithmRun {
     pub(crate) rng: Rng,
     pub(crate) servers: Vec<Server>,
     completions: BinaryHeap<Reverse<Completion>>,
-    /// Server of each request, for delivering completions.
-    server_of: Vec<u32>,
     pub(crate) next: usize,
     /// Latencies by class (index 1 = slow).
     pub(crate) latencies: [Vec<f64>; 2],
@@ -233,7 +247,6 @@ impl AlgorithmRun {
             rng: algorithm_rng(scenario.seed, algorithm.id()),
             servers,
             completions: BinaryHeap::new(),
-            server_of: if observes { Vec::with_capacity(n) } else { Vec::new() },
             next: 0,
             latencies: [Vec::with_capacity(n), Vec::new()],
             waits: Vec::new(),
@@ -290,8 +303,7 @@ impl AlgorithmRun {
             self.latencies[usize::from(request.slow)].push(latency);
             self.makespan_ms = self.makespan_ms.max(done);
             if self.observes {
-                self.completions.push(Reverse(completion(bits(done), index)));
-                self.server_of.push(s as u32);
+                self.completions.push(Reverse(completion(bits(done), index, s)));
             }
         }
         self.next = end;
@@ -300,7 +312,7 @@ impl AlgorithmRun {
 
     fn deliver_completions(&mut self, workload: &Workload, until: u64) {
         while let Some(&Reverse(next)) = self.completions.peek() {
-            let (at, index) = ((next >> 32) as u64, next as u32);
+            let (at, index, server) = ((next >> 64) as u64, (next >> 32) as u32, next as u32 as usize);
             if at > until {
                 break;
             }
@@ -310,7 +322,6 @@ impl AlgorithmRun {
             if let Some(log) = &mut self.log {
                 log[index as usize].delivered_ms = Some(done);
             }
-            let server = self.server_of[index as usize] as usize;
             let copy = usize::from(request.copy).min(self.copies.len() - 1);
             self.copies[copy].completed(server, done, done - request.arrival_ms);
         }
