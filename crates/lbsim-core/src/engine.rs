@@ -438,7 +438,7 @@ fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
         .filter(|&(_, &c)| c > 0)
         .map(|(u, &c)| (u64::MAX - c, u as u32))
         .collect();
-    heaviest.sort_unstable();
+    crate::sort::by_key(&mut heaviest);
     heaviest.truncate(10);
     for key in &mut heaviest {
         key.0 = u64::MAX - key.0;

@@ -29,6 +29,7 @@ pub mod presets;
 pub mod remap;
 pub mod report;
 pub mod scenario;
+mod sort;
 pub mod sweep;
 pub mod theory;
 pub mod url;

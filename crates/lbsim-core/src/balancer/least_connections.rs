@@ -243,7 +243,7 @@ impl WeightedOrder {
         // (seq, server) as the rings' (u64, u32) points, so one sort serves.
         let mut by_seq: Vec<(u64, u32)> =
             self.keys.iter().enumerate().map(|(s, &(_, seq))| (seq, s as u32)).collect();
-        by_seq.sort_unstable();
+        crate::sort::by_key(&mut by_seq);
         by_seq.into_iter().map(|(_, s)| (s as usize, self.keys[s as usize].0.count)).collect()
     }
 

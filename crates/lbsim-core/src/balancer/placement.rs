@@ -71,14 +71,17 @@ impl Placement {
         match self {
             Placement::Lbsim => {
                 for (server, (name, &weight)) in names.iter().zip(weights).enumerate() {
+                    // `{name}#` once, then only the digits change.
+                    let mut key = KeyBuf::text(name.as_ref());
+                    key.push_str("#");
+                    let prefix = key.as_bytes().len();
                     for i in 0..u64::from(vnodes) * u64::from(weight) {
-                        let mut key = KeyBuf::text(name.as_ref());
-                        key.push_str("#");
+                        key.truncate(prefix);
                         key.push_u64(i);
                         points.push((hash.hash(key.as_bytes()), server as u32));
                     }
                 }
-                points.sort_unstable();
+                crate::sort::by_key(&mut points);
                 return (points, hash.bits());
             }
             Placement::Nginx => {
@@ -99,7 +102,7 @@ impl Placement {
                         points.push((u64::from(previous), server as u32));
                     }
                 }
-                points.sort_unstable();
+                crate::sort::by_key(&mut points);
                 points.dedup_by_key(|p| p.0);
             }
             Placement::Ketama => {
@@ -120,7 +123,7 @@ impl Placement {
                         }
                     }
                 }
-                points.sort_unstable();
+                crate::sort::by_key(&mut points);
             }
         }
         (points, 32)
