@@ -31,6 +31,18 @@ pub(crate) fn bits(t: f64) -> u64 {
     t.to_bits()
 }
 
+/// The later of two times. `f64::max` is a call to `fmax` in wasm (its
+/// `f64.max` treats NaN otherwise); times are never NaN, so a compare and
+/// a select do, twice a request.
+#[inline]
+pub(crate) fn later(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
 /// The time bucket of `t` in a series of [`QUEUE_BUCKETS`] buckets of
 /// `bucket_ms` (the last one takes what comes after the last arrival).
 pub(crate) fn bucket_of(t: f64, bucket_ms: f64) -> usize {
@@ -145,7 +157,7 @@ impl Server {
     /// free time, or at once.
     #[inline]
     pub(crate) fn start_at(&self, now: f64) -> f64 {
-        self.slots.peek().map_or(now, |earliest| now.max(f64::from_bits(earliest.0)))
+        self.slots.peek().map_or(now, |earliest| later(now, f64::from_bits(earliest.0)))
     }
 
     /// The earliest free slot takes a request that arrived at `now`, starts
@@ -301,7 +313,7 @@ impl AlgorithmRun {
                 self.waits.push(bits(wait));
             }
             self.latencies[usize::from(request.slow)].push(latency);
-            self.makespan_ms = self.makespan_ms.max(done);
+            self.makespan_ms = later(self.makespan_ms, done);
             if self.observes {
                 self.completions.push(Reverse(completion(bits(done), index, s)));
             }
@@ -423,11 +435,8 @@ impl AlgorithmRun {
 fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
     let n = workload.requests.len();
     let horizon = workload.horizon_ms();
-    let total_work: f64 = workload.requests.iter().map(|r| r.work_ms).sum();
-    let mut per_user = alloc::vec![0u64; scenario.users as usize + 1];
-    for r in &workload.requests {
-        per_user[r.user as usize] += 1;
-    }
+    let total_work = workload.tally.work_ms;
+    let per_user = &workload.tally.per_user;
     // Heaviest first; equal counts by user id, so the order is reproducible.
     // Keyed (u64::MAX - count, user) so the natural order does it, with
     // the sort the rings already use.
@@ -447,7 +456,7 @@ fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
     Realized {
         requests: n as u64,
         load: if horizon > 0.0 { total_work / (scenario.capacity() * horizon) } else { 0.0 },
-        slow_share: share(workload.requests.iter().filter(|r| r.slow).count() as u64),
+        slow_share: share(workload.tally.slow),
         rate_per_s: if horizon > 0.0 { n as f64 / horizon * 1000.0 } else { 0.0 },
         top_user_share: heaviest.first().map_or(0.0, |&(c, _)| share(c)),
         top10_share: share(heaviest.iter().map(|&(c, _)| c).sum()),

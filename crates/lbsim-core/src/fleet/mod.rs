@@ -907,7 +907,7 @@ impl State {
             self.errors += 1;
             self.error_series[Self::bucket(run, t)] += 1;
         }
-        run.makespan_ms = run.makespan_ms.max(t);
+        run.makespan_ms = crate::engine::later(run.makespan_ms, t);
         if i != self.in_order {
             self.answers[i] = (latency, ok);
             self.wait_of[i] = wait;
