@@ -435,8 +435,11 @@ impl AlgorithmRun {
 fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
     let n = workload.requests.len();
     let horizon = workload.horizon_ms();
-    let total_work = workload.tally.work_ms;
-    let per_user = &workload.tally.per_user;
+    let total_work: f64 = workload.requests.iter().map(|r| r.work_ms).sum();
+    let mut per_user = alloc::vec![0u64; scenario.users as usize + 1];
+    for r in &workload.requests {
+        per_user[r.user as usize] += 1;
+    }
     // Heaviest first; equal counts by user id, so the order is reproducible.
     // Keyed (u64::MAX - count, user) so the natural order does it, with
     // the sort the rings already use.
@@ -456,7 +459,7 @@ fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
     Realized {
         requests: n as u64,
         load: if horizon > 0.0 { total_work / (scenario.capacity() * horizon) } else { 0.0 },
-        slow_share: share(workload.tally.slow),
+        slow_share: share(workload.requests.iter().filter(|r| r.slow).count() as u64),
         rate_per_s: if horizon > 0.0 { n as f64 / horizon * 1000.0 } else { 0.0 },
         top_user_share: heaviest.first().map_or(0.0, |&(c, _)| share(c)),
         top10_share: share(heaviest.iter().map(|&(c, _)| c).sum()),

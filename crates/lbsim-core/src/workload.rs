@@ -55,20 +55,6 @@ pub struct Workload {
     pub requests: Vec<Request>,
     /// Whether requests carry quick/slow classes.
     pub classed: bool,
-    /// Figures of the stream, summed as it is drawn (in arrival order, as
-    /// a pass over it would), so the report need not read it again.
-    pub tally: Tally,
-}
-
-/// What the report says of the stream itself.
-#[derive(Clone, Debug, Default)]
-pub struct Tally {
-    /// Work of all requests in ms, summed in arrival order.
-    pub work_ms: f64,
-    /// Requests of the slow class.
-    pub slow: u64,
-    /// Requests of each user, by id (index 0 unused).
-    pub per_user: Vec<u64>,
 }
 
 /// A draw in (0, 1], safe for logarithms.
@@ -157,7 +143,6 @@ impl Workload {
         let popularity = Popularity::new(&zipf_weights(scenario.users, scenario.zipf));
         let lognormal_mu = libm::log(scenario.mean_ms) - scenario.sigma * scenario.sigma / 2.0;
         let mut clock = 0.0;
-        let mut tally = Tally { per_user: alloc::vec![0; scenario.users as usize + 1], ..Tally::default() };
         let requests = (0..n)
             .map(|_| {
                 clock += -libm::log(open_unit(&mut arrivals)) / rate_per_ms;
@@ -181,13 +166,10 @@ impl Workload {
                 } else {
                     0
                 };
-                tally.work_ms += work_ms;
-                tally.slow += u64::from(slow);
-                tally.per_user[user as usize] += 1;
                 Request { arrival_ms: clock, work_ms, user, slow, copy }
             })
             .collect();
-        Workload { requests, classed: scenario.work == WorkKind::Bimodal, tally }
+        Workload { requests, classed: scenario.work == WorkKind::Bimodal }
     }
 
     /// Time of the last arrival in ms.
