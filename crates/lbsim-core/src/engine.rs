@@ -153,6 +153,17 @@ pub(crate) struct Server {
 }
 
 impl Server {
+    /// Requests sent here that have not finished at `now` (those finishing
+    /// at `now` have): the slots busy past `now`, one running request each
+    /// (a slot's requests run back to back from their arrivals, all at or
+    /// before `now`), and the requests queued to start after it.
+    pub(crate) fn unfinished_at(&self, now: f64) -> u32 {
+        let now_bits = bits(now);
+        let running = self.slots.iter().filter(|free| free.0 > now_bits).count();
+        let started = self.queue.waiting.iter().take_while(|&&start| start <= now).count();
+        (running + self.queue.waiting.len() - started) as u32
+    }
+
     /// When a request arriving at `now` starts: at its earliest free slot's
     /// free time, or at once.
     #[inline]
@@ -195,6 +206,10 @@ pub(crate) struct AlgorithmRun {
     algorithm: AlgorithmId,
     pub(crate) copies: Vec<Box<dyn Balancer>>,
     pub(crate) observes: bool,
+    /// The rule reads only servers' unfinished counts at its picks and
+    /// has one copy: the static loop answers them from the servers
+    /// ([`Server::unfinished_at`]) and delivers no completions.
+    counts_from_servers: bool,
     pub(crate) rng: Rng,
     pub(crate) servers: Vec<Server>,
     completions: BinaryHeap<Reverse<Completion>>,
@@ -234,6 +249,8 @@ impl AlgorithmRun {
     fn new(algorithm: AlgorithmId, scenario: &Scenario, pool: &Pool, horizon_ms: f64) -> AlgorithmRun {
         let first = balancer::build(algorithm, pool);
         let observes = first.observes_completions();
+        let counts_at_pick = first.counts_at_pick();
+        let one_copy = first.shared_by_copies() || scenario.balancers == 1;
         let copies: Vec<Box<dyn Balancer>> = if first.shared_by_copies() {
             alloc::vec![first]
         } else {
@@ -256,6 +273,7 @@ impl AlgorithmRun {
             algorithm,
             copies,
             observes,
+            counts_from_servers: counts_at_pick && one_copy,
             rng: algorithm_rng(scenario.seed, algorithm.id()),
             servers,
             completions: BinaryHeap::new(),
@@ -278,16 +296,25 @@ impl AlgorithmRun {
             return done;
         }
         let end = workload.requests.len().min(self.next.saturating_add(budget as usize));
+        // A dispatch log records when each completion is delivered, so it
+        // takes the delivering path.
+        let from_servers = self.counts_from_servers && self.log.is_none();
+        let observes = self.observes && !from_servers;
         for index in self.next..end {
             let request = &workload.requests[index];
             let now = request.arrival_ms;
-            if self.observes {
+            if observes {
                 self.deliver_completions(workload, bits(now));
             }
             let last_copy = self.copies.len() - 1;
             let copy = &mut self.copies[usize::from(request.copy).min(last_copy)];
             let pick = Pick { now_ms: now, user: request.user };
-            let s = copy.pick(&pick, &mut self.rng);
+            let s = if from_servers {
+                let servers = &self.servers;
+                copy.pick_counting(&pick, &mut self.rng, &|s| servers[s].unfinished_at(now))
+            } else {
+                copy.pick(&pick, &mut self.rng)
+            };
             copy.dispatched(s);
 
             let server = &mut self.servers[s];
@@ -314,7 +341,7 @@ impl AlgorithmRun {
             }
             self.latencies[usize::from(request.slow)].push(latency);
             self.makespan_ms = later(self.makespan_ms, done);
-            if self.observes {
+            if observes {
                 self.completions.push(Reverse(completion(bits(done), index, s)));
             }
         }
@@ -645,4 +672,29 @@ pub fn dispatch_log(scenario: &Scenario, algorithm: AlgorithmId) -> Result<Vec<D
 /// Runs a scenario to the end.
 pub fn run(scenario: &Scenario) -> Result<Report, ScenarioError> {
     Ok(Simulation::new(scenario)?.report())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A request finishing at the instant of an arrival has finished for
+    /// it (a completion at that instant is delivered before the arrival).
+    /// Two slots: r1 runs 0 to 5, r2 runs 0 to 9, r3 arrives at 4 and
+    /// waits for r1's slot, running 5 to 11.
+    #[test]
+    fn unfinished_at_an_instant_leaves_out_what_finishes_then() {
+        let mut server = Server {
+            slots: [11.0, 9.0].iter().map(|&t| Reverse(bits(t))).collect(),
+            speed: 1.0,
+            requests: 3,
+            busy_ms: 0.0,
+            queue: Queue::new(1.0),
+        };
+        server.queue.waiting.push_back(5.0);
+        assert_eq!(server.unfinished_at(4.0), 3, "r1 and r2 run, r3 waits");
+        assert_eq!(server.unfinished_at(5.0), 2, "r1 is done at 5 and r3 starts");
+        assert_eq!(server.unfinished_at(9.0), 1, "r2 is done at 9");
+        assert_eq!(server.unfinished_at(11.0), 0);
+    }
 }

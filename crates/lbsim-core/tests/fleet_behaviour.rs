@@ -3,6 +3,7 @@
 
 use lbsim_core::fleet::{Attempt, Outcome};
 use lbsim_core::report::AlgorithmResult;
+use lbsim_core::scenario::WorkKind;
 use lbsim_core::{AlgorithmId, Prepared, Scenario};
 
 fn scenario(link: &str) -> Scenario {
@@ -35,6 +36,44 @@ fn the_fleet_loop_without_events_makes_the_static_engines_every_number() {
             let fleet = prepared.run_fleet(a);
             assert_eq!(fleet.errors, Some(0), "{link} {}", a.id());
             assert_eq!(without_fleet_keys(fleet), prepared.run_one(a), "{link} {}", a.id());
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Two choices and least request read servers' unfinished counts from
+    /// the servers in a static run with one copy (no completions are
+    /// delivered); the fleet loop delivers every completion to their own
+    /// counts. Both give every number alike, slow servers, weights and
+    /// overload included.
+    #[test]
+    fn counts_read_from_the_servers_are_the_counts_completions_keep(
+        servers in 1u32..7,
+        slots in 1u32..4,
+        requests in 1u64..3_000,
+        load in 0.2f64..1.6,
+        work in 0usize..4,
+        seed in 0u64..1_000_000,
+        uneven in proptest::bool::ANY,
+    ) {
+        let n = servers as usize;
+        let scenario = Scenario {
+            servers,
+            slots,
+            requests,
+            load,
+            work: [WorkKind::Bimodal, WorkKind::Constant, WorkKind::Exponential, WorkKind::Lognormal][work],
+            seed,
+            users: 50,
+            speeds: if uneven { (0..n).map(|i| 0.25 + i as f64 * 0.5).collect() } else { vec![] },
+            weights: if uneven { (0..n).map(|i| 1 + i as u32 % 3).collect() } else { vec![] },
+            ..Scenario::default()
+        };
+        let prepared = Prepared::new(&scenario).expect("valid");
+        for a in [AlgorithmId::PowerOfTwo, AlgorithmId::LeastRequest] {
+            proptest::prop_assert_eq!(without_fleet_keys(prepared.run_fleet(a)), prepared.run_one(a), "{}", a.id());
         }
     }
 }

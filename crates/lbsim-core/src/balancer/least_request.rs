@@ -88,6 +88,28 @@ impl LeastRequest {
     }
 
     /// `host` enters the schedule at `clock + 1 / weight`.
+    /// Envoy's pick, reading active requests from `active`.
+    fn choose(&mut self, rng: &mut Rng, active: impl Fn(usize) -> u32) -> usize {
+        let Some(schedule) = self.schedule.as_mut() else {
+            let n = self.weights.len();
+            let candidate = rng.random_range(0..n as u64) as usize;
+            let sampled = rng.random_range(0..n as u64) as usize;
+            return if active(sampled) < active(candidate) { sampled } else { candidate };
+        };
+        let Some(Reverse(next)) = schedule.pop() else {
+            return 0;
+        };
+        self.clock = next.deadline;
+        self.order += 1;
+        let weight = effective_weight(self.weights[next.host], active(next.host));
+        schedule.push(Reverse(Entry {
+            deadline: self.clock + 1.0 / weight,
+            order: self.order,
+            host: next.host,
+        }));
+        next.host
+    }
+
     fn schedule_host(&mut self, host: usize) {
         if let Some(schedule) = self.schedule.as_mut() {
             self.order += 1;
@@ -138,24 +160,19 @@ fn effective_weight(weight: u32, active: u32) -> f64 {
 
 impl Balancer for LeastRequest {
     fn pick(&mut self, _request: &Pick, rng: &mut Rng) -> usize {
-        let Some(schedule) = self.schedule.as_mut() else {
-            let n = self.weights.len();
-            let candidate = rng.random_range(0..n as u64) as usize;
-            let sampled = rng.random_range(0..n as u64) as usize;
-            return if self.active.get(sampled) < self.active.get(candidate) { sampled } else { candidate };
-        };
-        let Some(Reverse(next)) = schedule.pop() else {
-            return 0;
-        };
-        self.clock = next.deadline;
-        self.order += 1;
-        let weight = effective_weight(self.weights[next.host], self.active.get(next.host));
-        schedule.push(Reverse(Entry {
-            deadline: self.clock + 1.0 / weight,
-            order: self.order,
-            host: next.host,
-        }));
-        next.host
+        // Out of `self` while `choose` reads it (no allocation: an empty Vec).
+        let active = core::mem::replace(&mut self.active, Unfinished::new(0));
+        let host = self.choose(rng, |s| active.get(s));
+        self.active = active;
+        host
+    }
+
+    fn counts_at_pick(&self) -> bool {
+        true
+    }
+
+    fn pick_counting(&mut self, _request: &Pick, rng: &mut Rng, unfinished: &dyn Fn(usize) -> u32) -> usize {
+        self.choose(rng, unfinished)
     }
 
     fn dispatched(&mut self, server: usize) {

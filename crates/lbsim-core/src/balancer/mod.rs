@@ -79,6 +79,21 @@ pub trait Balancer {
     fn observes_completions(&self) -> bool {
         true
     }
+    /// Whether the rule reads completions only as servers' counts of
+    /// unfinished requests, at its picks, whatever order they finished in
+    /// (two choices, least request). A static run with one copy then
+    /// answers the counts from the servers themselves through
+    /// [`Balancer::pick_counting`] and delivers no completions: a server's
+    /// unfinished requests at an instant are its busy slots and its queue.
+    fn counts_at_pick(&self) -> bool {
+        false
+    }
+    /// `pick`, with each server's unfinished requests read from
+    /// `unfinished` instead of the rule's own counts (called only when
+    /// [`Balancer::counts_at_pick`]; the rule's counts are then not kept).
+    fn pick_counting(&mut self, request: &Pick, rng: &mut Rng, _unfinished: &dyn Fn(usize) -> u32) -> usize {
+        self.pick(request, rng)
+    }
     /// Whether the rule keeps no state of a copy's own (its choices depend
     /// on the key or the random stream only), so one instance serves every
     /// balancer copy and its tables are built once.

@@ -33,18 +33,37 @@ impl PowerOfTwo {
     }
 }
 
+/// The fewer unfinished per weight of two distinct servers drawn by weight.
+fn two_choices(
+    draw: &WeightedDraw,
+    weights: &[u32],
+    rng: &mut Rng,
+    unfinished: impl Fn(usize) -> u32,
+) -> usize {
+    if weights.len() == 1 {
+        return 0;
+    }
+    let (first, second) = draw.two_distinct(rng);
+    let (a, b) = (unfinished(first), unfinished(second));
+    if fewer_per_weight(a, weights[first], b, weights[second]) {
+        first
+    } else {
+        second
+    }
+}
+
 impl Balancer for PowerOfTwo {
     fn pick(&mut self, _request: &Pick, rng: &mut Rng) -> usize {
-        if self.weights.len() == 1 {
-            return 0;
-        }
-        let (first, second) = self.draw.two_distinct(rng);
-        let (a, b) = (self.unfinished.get(first), self.unfinished.get(second));
-        if fewer_per_weight(a, self.weights[first], b, self.weights[second]) {
-            first
-        } else {
-            second
-        }
+        let unfinished = &self.unfinished;
+        two_choices(&self.draw, &self.weights, rng, |s| unfinished.get(s))
+    }
+
+    fn counts_at_pick(&self) -> bool {
+        true
+    }
+
+    fn pick_counting(&mut self, _request: &Pick, rng: &mut Rng, unfinished: &dyn Fn(usize) -> u32) -> usize {
+        two_choices(&self.draw, &self.weights, rng, unfinished)
     }
 
     fn dispatched(&mut self, server: usize) {
