@@ -16,7 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use crate::balancer::{self, AlgorithmId, Balancer, Pick, Pool, Rng};
+use crate::balancer::{self, AlgorithmId, Balancer, Counts, Pick, Pool, Rng};
 use crate::fleet;
 use crate::report::{
     rank, summarize, AlgorithmResult, Distributions, KeyShare, Latencies, Realized, Report, ServerResult,
@@ -188,6 +188,19 @@ impl Server {
     }
 }
 
+/// The servers' unfinished requests at an arrival, for rules that read
+/// only those (`Balancer::counts_at_pick`).
+struct ServersAt<'a> {
+    servers: &'a [Server],
+    now: f64,
+}
+
+impl Counts for ServersAt<'_> {
+    fn unfinished(&self, server: usize) -> u32 {
+        self.servers[server].unfinished_at(self.now)
+    }
+}
+
 /// A completion to deliver to the copy that sent the request: the finish
 /// time as sortable bits, the request index and the server, in one
 /// integer, so the heap compares without branching (a `(u64, u32)` pair
@@ -310,8 +323,7 @@ impl AlgorithmRun {
             let copy = &mut self.copies[usize::from(request.copy).min(last_copy)];
             let pick = Pick { now_ms: now, user: request.user };
             let s = if from_servers {
-                let servers = &self.servers;
-                copy.pick_counting(&pick, &mut self.rng, &|s| servers[s].unfinished_at(now))
+                copy.pick_counting(&pick, &mut self.rng, &ServersAt { servers: &self.servers, now })
             } else {
                 copy.pick(&pick, &mut self.rng)
             };

@@ -78,20 +78,21 @@ impl Decimal {
 /// `n` in decimal, nine digits at a time, dividing its 32-bit limbs with
 /// 64-bit arithmetic: 128-bit division (as `u128`'s own `Display` does it)
 /// is a kilobyte of code the page would carry for sweeps alone.
-fn u128_text(mut n: u128) -> String {
+fn u128_text(n: u128) -> String {
     const BILLION: u64 = 1_000_000_000;
+    let mut limbs = [(n >> 96) as u32, (n >> 64) as u32, (n >> 32) as u32, n as u32];
     // Digits, least significant first.
     let mut digits = Vec::new();
     loop {
-        let (mut quotient, mut rem) = (0u128, 0u64);
-        for shift in [96u32, 64, 32, 0] {
+        let mut rem = 0u64;
+        for limb in limbs.iter_mut() {
             // rem < 10^9 < 2^30, so this fits in 62 bits.
-            let part = (rem << 32) | u64::from((n >> shift) as u32);
-            quotient |= u128::from(part / BILLION) << shift;
+            let part = (rem << 32) | u64::from(*limb);
+            *limb = (part / BILLION) as u32;
             rem = part % BILLION;
         }
         // Nine digits, but no leading zeros in the highest chunk.
-        let highest = quotient == 0;
+        let highest = limbs.iter().all(|&limb| limb == 0);
         for _ in 0..9 {
             digits.push(b'0' + (rem % 10) as u8);
             rem /= 10;
@@ -100,11 +101,9 @@ fn u128_text(mut n: u128) -> String {
             }
         }
         if highest {
-            break;
+            return digits.iter().rev().map(|&d| char::from(d)).collect();
         }
-        n = quotient;
     }
-    digits.iter().rev().map(|&d| char::from(d)).collect()
 }
 
 /// `span / step` rounded down, for `span >= 0` and `step > 0`, by

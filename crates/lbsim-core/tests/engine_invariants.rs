@@ -9,6 +9,9 @@ use lbsim_core::workload::Workload;
 use lbsim_core::{AlgorithmId, Scenario};
 use proptest::prelude::*;
 
+mod common;
+use common::small_scenario;
+
 fn scenarios() -> impl Strategy<Value = (Scenario, AlgorithmId)> {
     (
         1u32..6,
@@ -27,20 +30,7 @@ fn scenarios() -> impl Strategy<Value = (Scenario, AlgorithmId)> {
         any::<bool>(),
     )
         .prop_map(|(servers, slots, requests, load, work, balancers, seed, algorithm, uneven)| {
-            let n = servers as usize;
-            let scenario = Scenario {
-                servers,
-                slots,
-                requests,
-                load,
-                work,
-                balancers,
-                seed: seed % lbsim_core::scenario::MAX_SEED,
-                users: 50,
-                speeds: if uneven { (0..n).map(|i| 0.25 + i as f64 * 0.5).collect() } else { vec![] },
-                weights: if uneven { (0..n).map(|i| 1 + i as u32 % 3).collect() } else { vec![] },
-                ..Scenario::default()
-            };
+            let scenario = small_scenario(servers, slots, requests, load, work, balancers, seed, uneven);
             (scenario, AlgorithmId::ALL[algorithm])
         })
 }

@@ -6,6 +6,9 @@ use lbsim_core::report::AlgorithmResult;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{AlgorithmId, Prepared, Scenario};
 
+mod common;
+use common::small_scenario;
+
 fn scenario(link: &str) -> Scenario {
     let mut s = Scenario { requests: 20_000, ..Scenario::default() };
     for (key, value) in link.split('&').filter_map(|kv| kv.split_once('=')) {
@@ -54,23 +57,11 @@ proptest::proptest! {
         slots in 1u32..4,
         requests in 1u64..3_000,
         load in 0.2f64..1.6,
-        work in 0usize..4,
+        work in 0..WorkKind::ALL.len(),
         seed in 0u64..1_000_000,
         uneven in proptest::bool::ANY,
     ) {
-        let n = servers as usize;
-        let scenario = Scenario {
-            servers,
-            slots,
-            requests,
-            load,
-            work: [WorkKind::Bimodal, WorkKind::Constant, WorkKind::Exponential, WorkKind::Lognormal][work],
-            seed,
-            users: 50,
-            speeds: if uneven { (0..n).map(|i| 0.25 + i as f64 * 0.5).collect() } else { vec![] },
-            weights: if uneven { (0..n).map(|i| 1 + i as u32 % 3).collect() } else { vec![] },
-            ..Scenario::default()
-        };
+        let scenario = small_scenario(servers, slots, requests, load, WorkKind::ALL[work], 1, seed, uneven);
         let prepared = Prepared::new(&scenario).expect("valid");
         for a in [AlgorithmId::PowerOfTwo, AlgorithmId::LeastRequest] {
             proptest::prop_assert_eq!(without_fleet_keys(prepared.run_fleet(a)), prepared.run_one(a), "{}", a.id());

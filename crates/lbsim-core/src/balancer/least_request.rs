@@ -26,7 +26,7 @@ use core::cmp::{Ordering, Reverse};
 
 use rand::Rng as _;
 
-use super::{effective_weights, uniform_among, Balancer, Eligible, Pick, Pool, Rng, Unfinished};
+use super::{effective_weights, uniform_among, Balancer, Counts, Eligible, Pick, Pool, Rng, Unfinished};
 
 /// Envoy's default `active_request_bias`.
 pub const ACTIVE_REQUEST_BIAS: f64 = 1.0;
@@ -88,20 +88,25 @@ impl LeastRequest {
     }
 
     /// `host` enters the schedule at `clock + 1 / weight`.
-    /// Envoy's pick, reading active requests from `active`.
-    fn choose(&mut self, rng: &mut Rng, active: impl Fn(usize) -> u32) -> usize {
+    /// Envoy's pick, reading active requests from `active` (`dyn`, not
+    /// generic: the page carries one body for both callers).
+    fn choose(&mut self, rng: &mut Rng, active: &dyn Counts) -> usize {
         let Some(schedule) = self.schedule.as_mut() else {
             let n = self.weights.len();
             let candidate = rng.random_range(0..n as u64) as usize;
             let sampled = rng.random_range(0..n as u64) as usize;
-            return if active(sampled) < active(candidate) { sampled } else { candidate };
+            return if active.unfinished(sampled) < active.unfinished(candidate) {
+                sampled
+            } else {
+                candidate
+            };
         };
         let Some(Reverse(next)) = schedule.pop() else {
             return 0;
         };
         self.clock = next.deadline;
         self.order += 1;
-        let weight = effective_weight(self.weights[next.host], active(next.host));
+        let weight = effective_weight(self.weights[next.host], active.unfinished(next.host));
         schedule.push(Reverse(Entry {
             deadline: self.clock + 1.0 / weight,
             order: self.order,
@@ -162,7 +167,7 @@ impl Balancer for LeastRequest {
     fn pick(&mut self, _request: &Pick, rng: &mut Rng) -> usize {
         // Out of `self` while `choose` reads it (no allocation: an empty Vec).
         let active = core::mem::replace(&mut self.active, Unfinished::new(0));
-        let host = self.choose(rng, |s| active.get(s));
+        let host = self.choose(rng, &active);
         self.active = active;
         host
     }
@@ -171,7 +176,7 @@ impl Balancer for LeastRequest {
         true
     }
 
-    fn pick_counting(&mut self, _request: &Pick, rng: &mut Rng, unfinished: &dyn Fn(usize) -> u32) -> usize {
+    fn pick_counting(&mut self, _request: &Pick, rng: &mut Rng, unfinished: &dyn Counts) -> usize {
         self.choose(rng, unfinished)
     }
 

@@ -91,7 +91,7 @@ pub trait Balancer {
     /// `pick`, with each server's unfinished requests read from
     /// `unfinished` instead of the rule's own counts (called only when
     /// [`Balancer::counts_at_pick`]; the rule's counts are then not kept).
-    fn pick_counting(&mut self, request: &Pick, rng: &mut Rng, _unfinished: &dyn Fn(usize) -> u32) -> usize {
+    fn pick_counting(&mut self, request: &Pick, rng: &mut Rng, _unfinished: &dyn Counts) -> usize {
         self.pick(request, rng)
     }
     /// Whether the rule keeps no state of a copy's own (its choices depend
@@ -328,6 +328,19 @@ impl Unfinished {
     /// One fewer on `server`.
     pub fn remove(&mut self, server: usize) {
         self.counts[server] = self.counts[server].saturating_sub(1);
+    }
+}
+
+/// Servers' unfinished requests, as a rule that counts reads them at a
+/// pick: its own [`Unfinished`], or the engine's servers themselves.
+pub trait Counts {
+    /// Unfinished requests on `server`.
+    fn unfinished(&self, server: usize) -> u32;
+}
+
+impl Counts for Unfinished {
+    fn unfinished(&self, server: usize) -> u32 {
+        self.get(server)
     }
 }
 

@@ -12,7 +12,8 @@
 use alloc::vec::Vec;
 
 use super::{
-    effective_weights, fewer_per_weight, Balancer, Eligible, Pick, Pool, Rng, Unfinished, WeightedDraw,
+    effective_weights, fewer_per_weight, Balancer, Counts, Eligible, Pick, Pool, Rng, Unfinished,
+    WeightedDraw,
 };
 
 /// Power of two choices.
@@ -33,18 +34,14 @@ impl PowerOfTwo {
     }
 }
 
-/// The fewer unfinished per weight of two distinct servers drawn by weight.
-fn two_choices(
-    draw: &WeightedDraw,
-    weights: &[u32],
-    rng: &mut Rng,
-    unfinished: impl Fn(usize) -> u32,
-) -> usize {
+/// The fewer unfinished per weight of two distinct servers drawn by weight
+/// (`dyn`, not generic: the page carries one body for both callers).
+fn two_choices(draw: &WeightedDraw, weights: &[u32], rng: &mut Rng, unfinished: &dyn Counts) -> usize {
     if weights.len() == 1 {
         return 0;
     }
     let (first, second) = draw.two_distinct(rng);
-    let (a, b) = (unfinished(first), unfinished(second));
+    let (a, b) = (unfinished.unfinished(first), unfinished.unfinished(second));
     if fewer_per_weight(a, weights[first], b, weights[second]) {
         first
     } else {
@@ -54,15 +51,14 @@ fn two_choices(
 
 impl Balancer for PowerOfTwo {
     fn pick(&mut self, _request: &Pick, rng: &mut Rng) -> usize {
-        let unfinished = &self.unfinished;
-        two_choices(&self.draw, &self.weights, rng, |s| unfinished.get(s))
+        two_choices(&self.draw, &self.weights, rng, &self.unfinished)
     }
 
     fn counts_at_pick(&self) -> bool {
         true
     }
 
-    fn pick_counting(&mut self, _request: &Pick, rng: &mut Rng, unfinished: &dyn Fn(usize) -> u32) -> usize {
+    fn pick_counting(&mut self, _request: &Pick, rng: &mut Rng, unfinished: &dyn Counts) -> usize {
         two_choices(&self.draw, &self.weights, rng, unfinished)
     }
 

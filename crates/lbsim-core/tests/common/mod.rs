@@ -7,7 +7,37 @@
 #![allow(dead_code)]
 
 use lbsim_core::report::AlgorithmResult;
+use lbsim_core::scenario::WorkKind;
 use lbsim_core::{AlgorithmId, Prepared, Scenario};
+
+/// A small scenario for property tests: 50 users and, when `uneven`,
+/// speeds 0.25, 0.75, ... and weights 1, 2, 3, 1, ... over the servers.
+#[allow(clippy::too_many_arguments)]
+pub fn small_scenario(
+    servers: u32,
+    slots: u32,
+    requests: u64,
+    load: f64,
+    work: WorkKind,
+    balancers: u32,
+    seed: u64,
+    uneven: bool,
+) -> Scenario {
+    let n = servers as usize;
+    Scenario {
+        servers,
+        slots,
+        requests,
+        load,
+        work,
+        balancers,
+        seed: seed % lbsim_core::scenario::MAX_SEED,
+        users: 50,
+        speeds: if uneven { (0..n).map(|i| 0.25 + i as f64 * 0.5).collect() } else { vec![] },
+        weights: if uneven { (0..n).map(|i| 1 + i as u32 % 3).collect() } else { vec![] },
+        ..Scenario::default()
+    }
+}
 
 /// Mean and standard error of `measure` over `seeds` replications.
 pub fn replicate(
