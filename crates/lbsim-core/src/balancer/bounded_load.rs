@@ -70,7 +70,9 @@ impl Quota {
         if unfinished < base {
             return true;
         }
-        if unfinished >= base + weight {
+        // At least 1, as the allowance is (a weight of 0, a server this copy
+        // cannot use, still has one).
+        if unfinished >= (base + weight).max(1) {
             return false;
         }
         let share = ((cumulative + weight) * self.remainder) / self.total_weight
@@ -196,10 +198,11 @@ mod tests {
         fn the_quota_admits_what_the_allowance_admits(
             served in 0u64..100_000,
             factor in 100u64..1_000,
-            weights in proptest::collection::vec(1u64..300, 1..12),
+            weights in proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(0u64), 1u64..300], 1..12),
             offsets in proptest::collection::vec(-3i64..303, 12),
         ) {
-            let total: u64 = weights.iter().sum();
+            // As `reshape` keeps it: at least 1.
+            let total = weights.iter().sum::<u64>().max(1);
             let quota = Quota::new(served, factor, total);
             let mut cumulative = 0;
             for (&w, &offset) in weights.iter().zip(&offsets) {

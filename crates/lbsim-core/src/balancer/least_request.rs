@@ -87,7 +87,6 @@ impl LeastRequest {
         }
     }
 
-    /// `host` enters the schedule at `clock + 1 / weight`.
     /// Envoy's pick, reading active requests from `active` (`dyn`, not
     /// generic: the page carries one body for both callers).
     fn choose(&mut self, rng: &mut Rng, active: &dyn Counts) -> usize {
@@ -115,6 +114,7 @@ impl LeastRequest {
         next.host
     }
 
+    /// `host` enters the schedule at `clock + 1 / weight`.
     fn schedule_host(&mut self, host: usize) {
         if let Some(schedule) = self.schedule.as_mut() {
             self.order += 1;
