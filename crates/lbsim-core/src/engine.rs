@@ -263,7 +263,6 @@ impl AlgorithmRun {
         let first = balancer::build(algorithm, pool);
         let observes = first.observes_completions();
         let counts_at_pick = first.counts_at_pick();
-        let one_copy = first.shared_by_copies() || scenario.balancers == 1;
         let copies: Vec<Box<dyn Balancer>> = if first.shared_by_copies() {
             alloc::vec![first]
         } else {
@@ -271,6 +270,7 @@ impl AlgorithmRun {
                 .chain((1..scenario.balancers).map(|_| balancer::build(algorithm, pool)))
                 .collect()
         };
+        let counts_from_servers = counts_at_pick && copies.len() == 1;
         let bucket_ms = if horizon_ms > 0.0 { horizon_ms / QUEUE_BUCKETS as f64 } else { 1.0 };
         let servers = (0..pool.len())
             .map(|i| Server {
@@ -286,7 +286,7 @@ impl AlgorithmRun {
             algorithm,
             copies,
             observes,
-            counts_from_servers: counts_at_pick && one_copy,
+            counts_from_servers,
             rng: algorithm_rng(scenario.seed, algorithm.id()),
             servers,
             completions: BinaryHeap::new(),
