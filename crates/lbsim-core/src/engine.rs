@@ -158,8 +158,9 @@ impl Server {
     /// (a slot's requests run back to back from their arrivals, all at or
     /// before `now`), and the requests queued to start after it.
     pub(crate) fn unfinished_at(&self, now: f64) -> u32 {
-        let now_bits = bits(now);
-        let running = self.slots.iter().filter(|free| free.0 > now_bits).count();
+        // Compared as times, not as their bits: wasm's SIMD has no
+        // unsigned 64-bit compare, and a float compare vectorizes on both.
+        let running = self.slots.iter().filter(|free| f64::from_bits(free.0) > now).count();
         let started = self.queue.waiting.iter().take_while(|&&start| start <= now).count();
         (running + self.queue.waiting.len() - started) as u32
     }

@@ -24,8 +24,6 @@ use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::{Ordering, Reverse};
 
-use rand::Rng as _;
-
 use super::{effective_weights, uniform_among, Balancer, Counts, Eligible, Pick, Pool, Rng, Unfinished};
 
 /// Envoy's default `active_request_bias`.
@@ -92,8 +90,8 @@ impl LeastRequest {
     fn choose(&mut self, rng: &mut Rng, active: &dyn Counts) -> usize {
         let Some(schedule) = self.schedule.as_mut() else {
             let n = self.weights.len();
-            let candidate = rng.random_range(0..n as u64) as usize;
-            let sampled = rng.random_range(0..n as u64) as usize;
+            let candidate = super::below(rng, n as u64) as usize;
+            let sampled = super::below(rng, n as u64) as usize;
             return if active.unfinished(sampled) < active.unfinished(candidate) {
                 sampled
             } else {

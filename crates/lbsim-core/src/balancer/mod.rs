@@ -393,6 +393,51 @@ pub fn fewer_per_weight(a: u32, wa: u32, b: u32, wb: u32) -> bool {
     u64::from(a) * u64::from(wb) < u64::from(b) * u64::from(wa)
 }
 
+/// A uniform draw in `0..range` (`range > 0`): rand's `random_range(0..range)`
+/// for `u64` to the bit (one 64-bit draw times the range, whose high half is
+/// the result; a second draw only when the low half lands in the last
+/// `range` values, which decides a carry). Ranges are u64 on every target,
+/// so native and wasm draw the same numbers. Written out because rand takes
+/// the product as a `u128`, which wasm has no instruction for: a call to
+/// `__multi3` that was a tenth of least request's time in V8.
+#[inline]
+pub fn below(rng: &mut Rng, range: u64) -> u64 {
+    use rand::RngCore as _;
+    let (mut result, low) = wide_product(rng.next_u64(), range);
+    if low > range.wrapping_neg() {
+        let (carry_in, _) = wide_product(rng.next_u64(), range);
+        result += u64::from(low.checked_add(carry_in).is_none());
+    }
+    result
+}
+
+/// `a * b` as (high, low) 64-bit halves.
+#[inline]
+fn wide_product(a: u64, b: u64) -> (u64, u64) {
+    #[cfg(not(target_arch = "wasm32"))]
+    let halves = {
+        let p = u128::from(a) * u128::from(b);
+        ((p >> 64) as u64, p as u64)
+    };
+    #[cfg(target_arch = "wasm32")]
+    let halves = wide_product_by_halves(a, b);
+    halves
+}
+
+/// `a * b` from four 32 x 32 products: what wasm's 64-bit multiply gives
+/// in a few instructions (the native build keeps the one-instruction
+/// `u128` product and tests this against it).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline]
+fn wide_product_by_halves(a: u64, b: u64) -> (u64, u64) {
+    const LOW: u64 = 0xffff_ffff;
+    let (a0, a1, b0, b1) = (a & LOW, a >> 32, b & LOW, b >> 32);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let middle = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
+    let high = p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+    (high, (middle << 32) | (p00 & LOW))
+}
+
 /// Draws servers with probability proportional to weight, in O(log N)
 /// (O(1) when the weights are equal, with the very same draws).
 #[derive(Clone, Debug)]
@@ -437,18 +482,16 @@ impl WeightedDraw {
     /// One server. Ranges are u64 on every target, so native and wasm draw
     /// the same numbers.
     pub fn one(&self, rng: &mut Rng) -> usize {
-        use rand::Rng as _;
-        self.owner(rng.random_range(0..self.total()))
+        self.owner(below(rng, self.total()))
     }
 
     /// Two distinct servers, the second drawn from the rest; the pool must
     /// have at least two.
     pub fn two_distinct(&self, rng: &mut Rng) -> (usize, usize) {
-        use rand::Rng as _;
         let first = self.one(rng);
         let start = if first == 0 { 0 } else { self.cumulative[first - 1] };
         let width = self.cumulative[first] - start;
-        let mut r = rng.random_range(0..self.total() - width);
+        let mut r = below(rng, self.total() - width);
         if r >= start {
             r += width;
         }
@@ -481,12 +524,11 @@ pub const REJECTION_TRIES: usize = 8;
 /// as [`WeightedDraw::one_among`], then an exact draw. `None` when it
 /// admits none.
 pub fn uniform_among(n: usize, rng: &mut Rng, allowed: impl Fn(usize) -> bool) -> Option<usize> {
-    use rand::Rng as _;
     if n == 0 {
         return None;
     }
     for _ in 0..REJECTION_TRIES {
-        let s = rng.random_range(0..n as u64) as usize;
+        let s = below(rng, n as u64) as usize;
         if allowed(s) {
             return Some(s);
         }
@@ -496,12 +538,11 @@ pub fn uniform_among(n: usize, rng: &mut Rng, allowed: impl Fn(usize) -> bool) -
 
 /// A draw from `(server, weight)` pairs in proportion to weight.
 fn exact_draw<I: Iterator<Item = (usize, u64)> + Clone>(rng: &mut Rng, weighted: I) -> Option<usize> {
-    use rand::Rng as _;
     let total: u64 = weighted.clone().map(|(_, w)| w).sum();
     if total == 0 {
         return None;
     }
-    let mut r = rng.random_range(0..total);
+    let mut r = below(rng, total);
     for (s, w) in weighted {
         if r < w {
             return Some(s);
@@ -738,6 +779,36 @@ mod fleet_picks {
     fn none_when_nothing_is_allowed() {
         for &id in AlgorithmId::ALL {
             checks::none_when_nothing_allowed(id, &checks::pool(&[2, 1, 1]));
+        }
+    }
+}
+
+#[cfg(test)]
+mod draws {
+    use proptest::prelude::*;
+    use rand::{Rng as _, SeedableRng};
+
+    use super::{below, wide_product, wide_product_by_halves, Rng};
+
+    proptest! {
+        /// `below` is rand's `random_range(0..range)` draw for draw, the
+        /// same stream left behind; ranges near 2^64 take the second draw
+        /// about half the time.
+        #[test]
+        fn below_draws_what_rands_random_range_draws(seed in any::<u64>(), ranges in proptest::collection::vec(1u64.., 1..64), small in 1u64..2_000) {
+            let (mut ours, mut rands) = (Rng::seed_from_u64(seed), Rng::seed_from_u64(seed));
+            for range in ranges.into_iter().chain([small, 1, u64::MAX, 1 << 63, (1 << 63) + 1]) {
+                prop_assert_eq!(below(&mut ours, range), rands.random_range(0..range), "range {}", range);
+            }
+            prop_assert_eq!(ours.random::<u64>(), rands.random::<u64>());
+        }
+
+        /// The product wasm takes by halves is the `u128` product.
+        #[test]
+        fn the_product_by_halves_is_the_wide_product(a in any::<u64>(), b in any::<u64>()) {
+            prop_assert_eq!(wide_product_by_halves(a, b), wide_product(a, b));
+            let p = u128::from(a) * u128::from(b);
+            prop_assert_eq!(wide_product_by_halves(a, b), ((p >> 64) as u64, p as u64));
         }
     }
 }

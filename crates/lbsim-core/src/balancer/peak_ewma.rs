@@ -20,8 +20,6 @@
 
 use alloc::vec::Vec;
 
-use rand::Rng as _;
-
 use super::{effective_weights, uniform_among, Balancer, Eligible, Pick, Pool, Rng, Unfinished};
 
 /// Finagle's default decay time, in ms.
@@ -90,8 +88,8 @@ impl Balancer for PeakEwma {
         if n == 1 {
             return 0;
         }
-        let a = rng.random_range(0..n as u64) as usize;
-        let mut b = rng.random_range(0..n as u64 - 1) as usize;
+        let a = super::below(rng, n as u64) as usize;
+        let mut b = super::below(rng, n as u64 - 1) as usize;
         if b >= a {
             b += 1;
         }
