@@ -395,14 +395,15 @@ pub fn fewer_per_weight(a: u32, wa: u32, b: u32, wb: u32) -> bool {
 
 /// A uniform draw in `0..range` (`range > 0`): rand's `random_range(0..range)`
 /// for `u64` to the bit (one 64-bit draw times the range, whose high half is
-/// the result; a second draw only when the low half lands in the last
-/// `range` values, which decides a carry). Ranges are u64 on every target,
+/// the result; a second draw only when the low half lands in the top
+/// `range - 1` values, where it decides a carry). Ranges are u64 on every target,
 /// so native and wasm draw the same numbers. Written out because rand takes
 /// the product as a `u128`, which wasm has no instruction for: a call to
 /// `__multi3` that was a tenth of least request's time in V8.
 #[inline]
 pub fn below(rng: &mut Rng, range: u64) -> u64 {
     use rand::RngCore as _;
+    debug_assert!(range > 0, "an empty range, which rand refuses too");
     let (mut result, low) = wide_product(rng.next_u64(), range);
     if low > range.wrapping_neg() {
         let (carry_in, _) = wide_product(rng.next_u64(), range);
