@@ -19,8 +19,8 @@ use core::cmp::Reverse;
 use crate::balancer::{self, AlgorithmId, Balancer, Counts, Pick, Pool, Rng};
 use crate::fleet;
 use crate::report::{
-    rank, summarize, AlgorithmResult, Distributions, KeyShare, Latencies, Realized, Report, ServerResult,
-    Wait, QUEUE_BUCKETS,
+    rank, ranked, summarize, AlgorithmResult, Distributions, KeyShare, Latencies, Realized, Report,
+    ServerResult, Wait, QUEUE_BUCKETS,
 };
 use crate::scenario::{Scenario, ScenarioError};
 use crate::workload::{algorithm_rng, Workload};
@@ -395,14 +395,12 @@ impl AlgorithmRun {
         let [quick, slow] = &self.latencies;
         let ((all, all_cdf), classes) = summarize(&[quick, slow]);
         let [(quick, quick_cdf), (slow, slow_cdf)]: [_; 2] = classes.try_into().unwrap_or_default();
-        // Only the p99 of waits is reported: select it, no sort needed.
+        // Only the p99 of waits is reported: found by binning, no sort of
+        // them all.
         let zero_waits = workload.requests.len() - self.waits.len();
         let r = rank(0.99, workload.requests.len());
-        let wait_p99 = if r <= zero_waits {
-            0.0
-        } else {
-            f64::from_bits(*self.waits.select_nth_unstable(r - zero_waits - 1).1)
-        };
+        let wait_p99 =
+            if r <= zero_waits { 0.0 } else { f64::from_bits(ranked(&self.waits, &[r - zero_waits - 1])[0]) };
 
         let makespan = self.makespan_ms.max(f64::MIN_POSITIVE);
         let names: Vec<String> = (0..self.servers.len()).map(|i| scenario.server_name(i)).collect();

@@ -970,8 +970,8 @@ impl State {
                 requests_series,
             })
             .collect();
-        let mut ok_latencies = self.ok_latencies;
-        let ok = (self.errors > 0).then(|| percentiles(&mut ok_latencies));
+        let ok_latencies = self.ok_latencies;
+        let ok = (self.errors > 0).then(|| percentiles(&ok_latencies));
         Finished {
             attempts: self.sent,
             errors: self.errors,
