@@ -553,8 +553,16 @@ pub fn ranked(bits: &[u64], wanted: &[usize]) -> Vec<u64> {
     let mut bins: Vec<usize> = wanted.iter().map(|&r| bin_of_rank(r)).collect();
     bins.dedup();
     let mut gathered: Vec<Vec<u64>> = bins.iter().map(|_| Vec::new()).collect();
+    // Most values lie outside the span of the wanted bins: one compare
+    // passes them by.
+    let first = bins.iter().copied().min().unwrap_or(0);
+    let span = bins.iter().copied().max().unwrap_or(0) - first;
     for &b in bits {
-        if let Some(slot) = bins.iter().position(|&bin| bin == bin_of(b)) {
+        let bin = bin_of(b);
+        if bin.wrapping_sub(first) > span {
+            continue;
+        }
+        if let Some(slot) = bins.iter().position(|&wanted| wanted == bin) {
             gathered[slot].push(b);
         }
     }
