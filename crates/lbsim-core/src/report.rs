@@ -529,7 +529,8 @@ pub fn percentiles(bits: &[u64]) -> Percentiles {
 }
 
 /// The values of `bits` (non-negative floats' bits) at 0-based ranks
-/// `wanted`, as `select_nth_unstable` finds them, on the summaries' binning
+/// `wanted` (each below `bits.len()`), as `select_nth_unstable` finds
+/// them, on the summaries' binning
 /// instead: one pass counts the values per bin, a second gathers the bins
 /// the ranks fall in, and only those are sorted. Selection's own code was
 /// 1.8 KiB of the page; this reuses the summaries' sort.
