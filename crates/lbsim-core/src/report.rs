@@ -530,10 +530,10 @@ pub fn percentiles(bits: &[u64]) -> Percentiles {
 
 /// The values of `bits` (non-negative floats' bits) at 0-based ranks
 /// `wanted` (each below `bits.len()`), as `select_nth_unstable` finds
-/// them, on the summaries' binning
-/// instead: one pass counts the values per bin, a second gathers the bins
-/// the ranks fall in, and only those are sorted. Selection's own code was
-/// 1.8 KiB of the page; this reuses the summaries' sort.
+/// them, on the summaries' binning instead: one pass counts the values per
+/// bin, a second gathers the bins the ranks fall in, and only those are
+/// sorted. Selection's own code was 1.8 KiB of the page; this reuses the
+/// summaries' sort.
 pub fn ranked(bits: &[u64], wanted: &[usize]) -> Vec<u64> {
     let (lo, hi) = bits.iter().fold((u64::MAX, 0), |(lo, hi), &b| (lo.min(b), hi.max(b)));
     if lo > hi {
@@ -551,7 +551,8 @@ pub fn ranked(bits: &[u64], wanted: &[usize]) -> Vec<u64> {
         *c = below;
     }
     let bin_of_rank = |r: usize| cumulative.partition_point(|&c| c as usize <= r);
-    let mut bins: Vec<usize> = wanted.iter().map(|&r| bin_of_rank(r)).collect();
+    let rank_bins: Vec<usize> = wanted.iter().map(|&r| bin_of_rank(r)).collect();
+    let mut bins = rank_bins.clone();
     bins.dedup();
     let mut gathered: Vec<Vec<u64>> = bins.iter().map(|_| Vec::new()).collect();
     // Most values lie outside the span of the wanted bins: one compare
@@ -572,8 +573,8 @@ pub fn ranked(bits: &[u64], wanted: &[usize]) -> Vec<u64> {
     }
     wanted
         .iter()
-        .map(|&r| {
-            let bin = bin_of_rank(r);
+        .zip(rank_bins)
+        .map(|(&r, bin)| {
             let slot = bins.iter().position(|&b| b == bin).unwrap_or(0);
             let before = if bin == 0 { 0 } else { cumulative[bin - 1] as usize };
             gathered[slot][r - before]

@@ -393,11 +393,11 @@ pub fn fewer_per_weight(a: u32, wa: u32, b: u32, wb: u32) -> bool {
     u64::from(a) * u64::from(wb) < u64::from(b) * u64::from(wa)
 }
 
-/// A uniform draw in `0..range` (`range > 0`): rand's `random_range(0..range)`
-/// for `u64` to the bit (one 64-bit draw times the range, whose high half is
-/// the result; a second draw only when the low half lands in the top
-/// `range - 1` values, where it decides a carry). Ranges are u64 on every target,
-/// so native and wasm draw the same numbers. Written out because rand takes
+/// A uniform draw in `0..range` (`range > 0`): rand's
+/// `random_range(0..range)` for `u64` to the bit (one 64-bit draw times the
+/// range, whose high half is the result; a second draw only when the low
+/// half lands in the top `range - 1` values, where it decides a carry).
+/// Ranges are u64 on every target, so native and wasm draw the same numbers. Written out because rand takes
 /// the product as a `u128`, which wasm has no instruction for: a call to
 /// `__multi3` that was a tenth of least request's time in V8.
 #[inline]

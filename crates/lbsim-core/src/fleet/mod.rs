@@ -970,8 +970,7 @@ impl State {
                 requests_series,
             })
             .collect();
-        let ok_latencies = self.ok_latencies;
-        let ok = (self.errors > 0).then(|| percentiles(&ok_latencies));
+        let ok = (self.errors > 0).then(|| percentiles(&self.ok_latencies));
         Finished {
             attempts: self.sent,
             errors: self.errors,
