@@ -4,7 +4,7 @@
 //! a a b a c a a, as NGINX documents). Pick i is for user i+1, 1 ms apart.
 
 use clap::Args;
-use lbsim_core::balancer::{self, Pick, Pool};
+use lbsim_core::balancer::{self, Pick};
 use lbsim_core::workload::algorithm_rng;
 use lbsim_core::{AlgorithmId, Scenario};
 use serde::Serialize;
@@ -93,7 +93,7 @@ pub fn trace(args: &TraceArgs) -> Result<(), Failure> {
     }
     let scenario = pool(args)?;
     // The pool as the engine builds it from a scenario.
-    let pool = Pool::of(&scenario);
+    let pool = scenario.pool();
     let mut rule = balancer::build(algorithm, &pool);
     let mut rng = algorithm_rng(scenario.seed, algorithm.id());
     let mut trace = Trace { picks: Vec::new() };

@@ -11,304 +11,48 @@
 //! that would see them.
 
 use alloc::boxed::Box;
-use alloc::collections::{BinaryHeap, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use crate::balancer::{self, AlgorithmId, Balancer, Counts, Pick, Pool, Rng};
+use crate::balancer::{self, AlgorithmId, Pick, Pool};
 use crate::fleet;
+use crate::num::{bits, later};
 use crate::report::{
     rank, ranked, summarize, AlgorithmResult, Distributions, KeyShare, Latencies, Realized, Report,
     ServerResult, Wait, QUEUE_BUCKETS,
 };
 use crate::scenario::{Scenario, ScenarioError};
-use crate::workload::{algorithm_rng, Workload};
+pub use crate::server::Dispatch;
+use crate::server::{completion, AlgorithmRun, ServersAt};
+use crate::workload::Workload;
 
-/// A non-negative time as sortable bits: for finite `t >= 0` the IEEE bit
-/// pattern orders like the number, and integer compares are cheaper.
-pub(crate) fn bits(t: f64) -> u64 {
-    t.to_bits()
-}
-
-/// The later of two times. `f64::max` is a call to `fmax` in wasm (its
-/// `f64.max` treats NaN otherwise); times are never NaN, so a compare and
-/// a select do, twice a request.
-#[inline]
-pub(crate) fn later(a: f64, b: f64) -> f64 {
-    if b > a {
-        b
-    } else {
-        a
-    }
-}
-
-/// The time bucket of `t` in a series of [`QUEUE_BUCKETS`] buckets of
-/// `bucket_ms` (the last one takes what comes after the last arrival).
-pub(crate) fn bucket_of(t: f64, bucket_ms: f64) -> usize {
-    whole(t / bucket_ms).min(QUEUE_BUCKETS - 1)
-}
-
-/// `x as usize` for the callers here, which clamp the result far below
-/// 2^63 (NaN and negatives give 0, as `as` does). On 64-bit targets it
-/// goes through a signed conversion: x86-64 converts to a signed integer
-/// in one instruction, to an unsigned one in a dozen. wasm32 converts to
-/// its 32-bit usize in one.
-#[inline]
-pub(crate) fn whole(x: f64) -> usize {
-    #[cfg(target_pointer_width = "64")]
-    let whole = (x as i64).max(0) as usize;
-    #[cfg(not(target_pointer_width = "64"))]
-    let whole = x as usize;
-    whole
-}
-
-/// One server's queue: start times of waiting requests (non-decreasing under
-/// FIFO), with the exact time integral of its length and a bucketed series
-/// of its maximum.
-pub(crate) struct Queue {
-    waiting: VecDeque<f64>,
-    last_ms: f64,
-    integral: f64,
-    peak: u32,
-    series: Vec<u32>,
-    bucket_ms: f64,
-}
-
-impl Queue {
-    fn new(bucket_ms: f64) -> Queue {
-        Queue {
-            waiting: VecDeque::new(),
-            last_ms: 0.0,
-            integral: 0.0,
-            peak: 0,
-            series: alloc::vec![0; QUEUE_BUCKETS],
-            bucket_ms,
-        }
-    }
-
-    fn bucket(&self, t: f64) -> usize {
-        bucket_of(t, self.bucket_ms)
-    }
-
-    /// The current length held from `last_ms` until `to`.
-    fn hold_until(&mut self, to: f64) {
-        let len = self.waiting.len() as u32;
-        if len > 0 {
-            self.integral += f64::from(len) * (to - self.last_ms);
-            for b in self.bucket(self.last_ms)..=self.bucket(to) {
-                self.series[b] = self.series[b].max(len);
-            }
-        }
-        self.last_ms = to;
-    }
-
-    /// Requests whose start time has come leave the queue. Inlined for the
-    /// common case, an empty queue (every request of a server with a free
-    /// slot), where only the clock moves: the call and the length checks
-    /// were 36 instructions a request.
-    #[inline]
-    pub(crate) fn advance_to(&mut self, now: f64) {
-        if self.waiting.is_empty() {
-            self.last_ms = now;
-        } else {
-            self.advance_waiting(now);
-        }
-    }
-
-    #[inline(never)]
-    fn advance_waiting(&mut self, now: f64) {
-        while let Some(&start) = self.waiting.front() {
-            if start > now {
-                break;
-            }
-            self.hold_until(start);
-            self.waiting.pop_front();
-        }
-        self.hold_until(now);
-    }
-
-    pub(crate) fn enqueue(&mut self, start: f64) {
-        self.waiting.push_back(start);
-        let len = self.waiting.len() as u32;
-        self.peak = self.peak.max(len);
-        let b = self.bucket(self.last_ms);
-        self.series[b] = self.series[b].max(len);
-    }
-
-    /// Every waiting request leaves at `now` (a crash drops them).
-    pub(crate) fn drop_all(&mut self, now: f64) {
-        self.advance_to(now);
-        self.waiting.clear();
-    }
-}
-
-pub(crate) struct Server {
-    /// Free times of the slots, as sortable bits, earliest on top.
-    pub(crate) slots: BinaryHeap<Reverse<u64>>,
-    speed: f64,
-    pub(crate) requests: u64,
-    pub(crate) busy_ms: f64,
-    pub(crate) queue: Queue,
-}
-
-impl Server {
-    /// Requests sent here that have not finished at `now` (those finishing
-    /// at `now` have): the slots busy past `now`, one running request each
-    /// (a slot's requests run back to back from their arrivals, all at or
-    /// before `now`), and the requests queued to start after it.
-    pub(crate) fn unfinished_at(&self, now: f64) -> u32 {
-        // Compared as times, not as their bits: wasm's SIMD has no
-        // unsigned 64-bit compare, and a float compare vectorizes on both.
-        let running = self.slots.iter().filter(|free| f64::from_bits(free.0) > now).count();
-        let started = self.queue.waiting.iter().take_while(|&&start| start <= now).count();
-        (running + self.queue.waiting.len() - started) as u32
-    }
-
-    /// When a request arriving at `now` starts: at its earliest free slot's
-    /// free time, or at once.
-    #[inline]
-    pub(crate) fn start_at(&self, now: f64) -> f64 {
-        self.slots.peek().map_or(now, |earliest| later(now, f64::from_bits(earliest.0)))
-    }
-
-    /// The earliest free slot takes a request that arrived at `now`, starts
-    /// at `start` and runs for `service`: the heap's top is replaced in
-    /// place (one sift-down instead of a pop and a push), and the request
-    /// waits in the queue until it starts.
-    #[inline]
-    pub(crate) fn occupy(&mut self, now: f64, start: f64, service: f64) {
-        if let Some(mut earliest) = self.slots.peek_mut() {
-            earliest.0 = bits(start + service);
-        }
-        self.busy_ms += service;
-        self.queue.advance_to(now);
-        if start > now {
-            self.queue.enqueue(start);
-        }
-    }
-}
-
-/// The servers' unfinished requests at an arrival, for rules that read
-/// only those (`Balancer::counts_at_pick`).
-struct ServersAt<'a> {
-    servers: &'a [Server],
-    now: f64,
-}
-
-impl Counts for ServersAt<'_> {
-    fn unfinished(&self, server: usize) -> u32 {
-        self.servers[server].unfinished_at(self.now)
-    }
-}
-
-/// A completion to deliver to the copy that sent the request: the finish
-/// time as sortable bits, the request index and the server, in one
-/// integer, so the heap compares without branching (a `(u64, u32)` pair
-/// compared field by field cost 15% more instructions in delivery, about
-/// 30 a request). The index orders equal times (indices are unique, so the
-/// server below it never decides an order) and finds the request; the
-/// server rides along instead of in a per-request list.
-type Completion = u128;
-
-fn completion(done_bits: u64, index: usize, server: usize) -> Completion {
-    (u128::from(done_bits) << 64) | ((index as u128) << 32) | server as u128
-}
-
-/// One algorithm's run over the workload, resumable.
-pub(crate) struct AlgorithmRun {
-    algorithm: AlgorithmId,
-    pub(crate) copies: Vec<Box<dyn Balancer>>,
-    pub(crate) observes: bool,
-    /// The rule reads only servers' unfinished counts at its picks and
-    /// has one copy: the static loop answers them from the servers
-    /// ([`Server::unfinished_at`]) and delivers no completions.
-    counts_from_servers: bool,
-    pub(crate) rng: Rng,
-    pub(crate) servers: Vec<Server>,
-    completions: BinaryHeap<Reverse<Completion>>,
-    pub(crate) next: usize,
-    /// Latencies by class (index 1 = slow).
-    pub(crate) latencies: [Vec<f64>; 2],
-    /// Positive waits as sortable bits; most requests never wait, and only
-    /// the p99 is reported, so zeros are only counted.
-    pub(crate) waits: Vec<u64>,
-    pub(crate) wait_sum: f64,
-    pub(crate) makespan_ms: f64,
-    pub(crate) bucket_ms: f64,
-    log: Option<Vec<Dispatch>>,
-    /// The fleet over time, when the scenario uses it: its own event loop
-    /// (`fleet::advance`) takes over from the static one.
+/// One rule's run as it goes: the static loop alone, or the fleet's event
+/// loop over the same servers when the scenario uses it.
+struct Running {
+    run: AlgorithmRun,
     fleet: Option<Box<fleet::State>>,
 }
 
-/// What happened to one request under one algorithm (for checking the
-/// engine's invariants and for per-request exports).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Dispatch {
-    /// Index of the request in arrival order.
-    pub request: usize,
-    /// Server it went to.
-    pub server: usize,
-    /// When it took a slot, in ms.
-    pub start_ms: f64,
-    /// When it finished, in ms.
-    pub done_ms: f64,
-    /// When the balancer copy that sent it was told it finished (every
-    /// completion is delivered, the last ones after the last arrival).
-    pub delivered_ms: Option<f64>,
-}
-
-impl AlgorithmRun {
-    fn new(algorithm: AlgorithmId, scenario: &Scenario, pool: &Pool, horizon_ms: f64) -> AlgorithmRun {
-        let first = balancer::build(algorithm, pool);
-        let observes = first.observes_completions();
-        let counts_at_pick = first.counts_at_pick();
-        let copies: Vec<Box<dyn Balancer>> = if first.shared_by_copies() {
-            alloc::vec![first]
-        } else {
-            core::iter::once(first)
-                .chain((1..scenario.balancers).map(|_| balancer::build(algorithm, pool)))
-                .collect()
-        };
-        let counts_from_servers = counts_at_pick && copies.len() == 1;
-        let bucket_ms = if horizon_ms > 0.0 { horizon_ms / QUEUE_BUCKETS as f64 } else { 1.0 };
-        let servers = (0..pool.len())
-            .map(|i| Server {
-                slots: (0..scenario.slots).map(|_| Reverse(0)).collect(),
-                speed: scenario.speed(i),
-                requests: 0,
-                busy_ms: 0.0,
-                queue: Queue::new(bucket_ms),
-            })
-            .collect();
-        let n = scenario.requests as usize;
-        AlgorithmRun {
-            algorithm,
-            copies,
-            observes,
-            counts_from_servers,
-            rng: algorithm_rng(scenario.seed, algorithm.id()),
-            servers,
-            completions: BinaryHeap::new(),
-            next: 0,
-            latencies: [Vec::with_capacity(n), Vec::new()],
-            waits: Vec::new(),
-            wait_sum: 0.0,
-            makespan_ms: 0.0,
-            bucket_ms,
-            log: None,
-            fleet: None,
+impl Running {
+    /// Runs up to `budget` more requests; true when all are dispatched.
+    fn advance(&mut self, workload: &Workload, budget: u64) -> bool {
+        match &mut self.fleet {
+            Some(fleet) => fleet.advance(&mut self.run, workload, budget),
+            None => self.run.advance(workload, budget),
         }
     }
 
+    fn finish(self, scenario: &Scenario, workload: &Workload) -> AlgorithmResult {
+        self.run.finish(self.fleet, scenario, workload)
+    }
+}
+
+/// The static loop: a fixed, healthy pool, requests dispatched in arrival
+/// order and completions delivered to the rules that watch them.
+impl AlgorithmRun {
     /// Runs up to `budget` more requests; true when all are dispatched.
     fn advance(&mut self, workload: &Workload, budget: u64) -> bool {
-        if let Some(mut fleet) = self.fleet.take() {
-            let done = fleet.advance(self, workload, budget);
-            self.fleet = Some(fleet);
-            return done;
-        }
         let end = workload.requests.len().min(self.next.saturating_add(budget as usize));
         // A dispatch log records when each completion is delivered, so it
         // takes the delivering path.
@@ -379,12 +123,17 @@ impl AlgorithmRun {
         }
     }
 
-    fn finish(mut self, scenario: &Scenario, workload: &Workload) -> AlgorithmResult {
+    fn finish(
+        mut self,
+        fleet: Option<Box<fleet::State>>,
+        scenario: &Scenario,
+        workload: &Workload,
+    ) -> AlgorithmResult {
         // Deliver what is still in flight, so every request completes once.
         self.deliver_completions(workload, u64::MAX);
         let horizon = workload.horizon_ms();
         let n = workload.requests.len().max(1) as f64;
-        let mut fleet = self.fleet.take().map(|f| f.finish(horizon));
+        let mut fleet = fleet.map(|f| f.finish(horizon));
         let mut caches = fleet.as_mut().and_then(|f| f.caches.take());
         // Caches and connections alone take the fleet's loop but have no
         // errors, retries or ejections to report (a static scenario forced
@@ -528,7 +277,7 @@ impl Prepared {
         scenario.algorithms =
             AlgorithmId::ALL.iter().copied().filter(|a| scenario.algorithms.contains(a)).collect();
         let workload = Workload::generate(&scenario);
-        let pool = Pool::of(&scenario);
+        let pool = scenario.pool();
         Ok(Prepared { scenario, workload, pool })
     }
 
@@ -542,15 +291,16 @@ impl Prepared {
         &self.workload
     }
 
-    fn start(&self, algorithm: AlgorithmId) -> AlgorithmRun {
+    fn start(&self, algorithm: AlgorithmId) -> Running {
         if self.scenario.uses_event_loop() {
             return self.start_fleet(algorithm, false);
         }
-        AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms())
+        let run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
+        Running { run, fleet: None }
     }
 
     /// A run through the fleet's event loop (`log`: keep every attempt).
-    fn start_fleet(&self, algorithm: AlgorithmId, log: bool) -> AlgorithmRun {
+    fn start_fleet(&self, algorithm: AlgorithmId, log: bool) -> Running {
         let mut run = AlgorithmRun::new(algorithm, &self.scenario, &self.pool, self.workload.horizon_ms());
         // Availability is per copy, so every copy has its own rule, unless
         // the rule reads availability only from each pick's `Eligible`.
@@ -562,9 +312,8 @@ impl Prepared {
                 .chain((1..self.scenario.balancers).map(|_| balancer::build(run.algorithm, &self.pool)))
                 .collect()
         };
-        run.fleet =
-            Some(Box::new(fleet::State::new(&self.scenario, &self.pool, &self.workload, &mut run, log)));
-        run
+        let fleet = fleet::State::new(&self.scenario, &self.pool, &self.workload, &mut run, log);
+        Running { run, fleet: Some(Box::new(fleet)) }
     }
 
     /// Runs one algorithm through the fleet's event loop even when the
@@ -578,9 +327,9 @@ impl Prepared {
     /// Every attempt of every request under one algorithm, through the
     /// fleet's event loop, in the order they were sent.
     pub fn attempt_log(&self, algorithm: AlgorithmId) -> Vec<fleet::Attempt> {
-        let mut run = self.start_fleet(algorithm, true);
-        run.advance(&self.workload, u64::MAX);
-        run.fleet.map(|f| f.attempts()).unwrap_or_default()
+        let mut running = self.start_fleet(algorithm, true);
+        running.advance(&self.workload, u64::MAX);
+        running.fleet.map(|f| f.attempts()).unwrap_or_default()
     }
 
     /// Runs one algorithm over the workload, start to finish.
@@ -603,7 +352,7 @@ impl Prepared {
 
     /// What happened to each request under one algorithm, in arrival order.
     pub fn dispatch_log(&self, algorithm: AlgorithmId) -> Vec<Dispatch> {
-        let mut run = self.start(algorithm);
+        let Running { mut run, .. } = self.start(algorithm);
         run.log = Some(Vec::with_capacity(self.workload.requests.len()));
         run.advance(&self.workload, u64::MAX);
         run.deliver_completions(&self.workload, u64::MAX);
@@ -617,7 +366,7 @@ impl Prepared {
 pub struct Simulation {
     prepared: Prepared,
     pending: Vec<AlgorithmId>,
-    current: Option<AlgorithmRun>,
+    current: Option<Running>,
     results: Vec<AlgorithmResult>,
 }
 
@@ -633,7 +382,7 @@ impl Simulation {
     /// Requests done and total (requests x algorithms), for progress bars.
     pub fn progress(&self) -> (u64, u64) {
         let n = self.prepared.workload.requests.len() as u64;
-        let done = self.results.len() as u64 * n + self.current.as_ref().map_or(0, |r| r.next as u64);
+        let done = self.results.len() as u64 * n + self.current.as_ref().map_or(0, |r| r.run.next as u64);
         (done, n * self.prepared.scenario.algorithms.len() as u64)
     }
 
@@ -650,9 +399,9 @@ impl Simulation {
             let Some(run) = self.current.as_mut() else {
                 return true;
             };
-            let before = run.next;
+            let before = run.run.next;
             let done = run.advance(&prepared.workload, budget);
-            budget -= (run.next - before) as u64;
+            budget -= (run.run.next - before) as u64;
             if done {
                 if let Some(run) = self.current.take() {
                     self.results.push(run.finish(&prepared.scenario, &prepared.workload));
@@ -683,29 +432,4 @@ pub fn dispatch_log(scenario: &Scenario, algorithm: AlgorithmId) -> Result<Vec<D
 /// Runs a scenario to the end.
 pub fn run(scenario: &Scenario) -> Result<Report, ScenarioError> {
     Ok(Simulation::new(scenario)?.report())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A request finishing at the instant of an arrival has finished for
-    /// it (a completion at that instant is delivered before the arrival).
-    /// Two slots: r1 runs 0 to 5, r2 runs 0 to 9, r3 arrives at 4 and
-    /// waits for r1's slot, running 5 to 11.
-    #[test]
-    fn unfinished_at_an_instant_leaves_out_what_finishes_then() {
-        let mut server = Server {
-            slots: [11.0, 9.0].iter().map(|&t| Reverse(bits(t))).collect(),
-            speed: 1.0,
-            requests: 3,
-            busy_ms: 0.0,
-            queue: Queue::new(1.0),
-        };
-        server.queue.waiting.push_back(5.0);
-        assert_eq!(server.unfinished_at(4.0), 3, "r1 and r2 run, r3 waits");
-        assert_eq!(server.unfinished_at(5.0), 2, "r1 is done at 5 and r3 starts");
-        assert_eq!(server.unfinished_at(9.0), 1, "r2 is done at 9");
-        assert_eq!(server.unfinished_at(11.0), 0);
-    }
 }

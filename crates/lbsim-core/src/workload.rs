@@ -109,7 +109,7 @@ impl Popularity {
     /// a lower bucket), which is all the guide needs.
     #[inline]
     fn bucket_of(v: f64, scale: f64, buckets: usize) -> usize {
-        crate::engine::whole(v * scale).min(buckets - 1)
+        crate::num::whole(v * scale).min(buckets - 1)
     }
 
     /// A user index, 0-based.

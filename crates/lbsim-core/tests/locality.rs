@@ -3,8 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use lbsim_core::events::EventKind;
 use lbsim_core::fleet::cache::Lru;
-use lbsim_core::fleet::events::EventKind;
 use lbsim_core::fleet::{Attempt, Outcome};
 use lbsim_core::hash::HashFn;
 use lbsim_core::remap::{Change, Plan, Remap, Scheme};

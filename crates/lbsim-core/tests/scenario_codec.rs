@@ -128,7 +128,7 @@ fn names_from_json_are_checked_one_by_one() {
 }
 
 mod events {
-    use lbsim_core::fleet::events::{Event, EventKind, Events};
+    use lbsim_core::events::{Event, EventKind, Events};
     use lbsim_core::url;
     use lbsim_core::Scenario;
     use proptest::prelude::*;

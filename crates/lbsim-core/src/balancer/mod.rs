@@ -14,7 +14,6 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::hash::{HashFn, KeyBuf};
-use crate::scenario::Scenario;
 
 pub mod bounded_load;
 pub mod consistent_hash;
@@ -192,19 +191,6 @@ impl Pool {
             vnodes: 160,
             balance_factor: 125,
             ring: placement::Placement::Lbsim,
-        }
-    }
-
-    /// The pool a scenario describes.
-    pub fn of(scenario: &Scenario) -> Pool {
-        let n = scenario.servers as usize;
-        Pool {
-            names: (0..n).map(|i| scenario.server_name(i)).collect(),
-            weights: (0..n).map(|i| scenario.weight(i)).collect(),
-            hash: scenario.hash,
-            vnodes: scenario.vnodes,
-            balance_factor: scenario.balance_factor,
-            ring: scenario.ring,
         }
     }
 

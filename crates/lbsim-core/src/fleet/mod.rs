@@ -17,7 +17,8 @@
 
 pub mod cache;
 mod connections;
-pub mod events;
+/// The events grammar lives with the scenario; its old path still reads.
+pub use crate::events;
 pub mod health;
 pub mod timeline;
 
@@ -27,13 +28,14 @@ use core::cmp::Reverse;
 
 use self::cache::{CacheFigures, Caches};
 use self::connections::{place, Connections};
-use self::events::EventKind;
 use self::health::{slow_start_factor, Active, Downtime, Outlier, Passive};
 use self::timeline::Timeline;
 use crate::balancer::{Eligible, Pick, Pool};
-use crate::engine::{bits, bucket_of, AlgorithmRun};
+use crate::events::EventKind;
+use crate::num::bits;
 use crate::report::{percentiles, Percentiles, QUEUE_BUCKETS};
 use crate::scenario::{CheckKind, Layer, Scenario};
+use crate::server::{bucket_of, AlgorithmRun};
 use crate::workload::Workload;
 
 /// Marks an end in the heap as a light one: the request's index, not an
@@ -907,7 +909,7 @@ impl State {
             self.errors += 1;
             self.error_series[Self::bucket(run, t)] += 1;
         }
-        run.makespan_ms = crate::engine::later(run.makespan_ms, t);
+        run.makespan_ms = crate::num::later(run.makespan_ms, t);
         if i != self.in_order {
             self.answers[i] = (latency, ok);
             self.wait_of[i] = wait;

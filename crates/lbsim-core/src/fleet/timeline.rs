@@ -5,7 +5,7 @@
 
 use alloc::vec::Vec;
 
-use super::events::EventKind;
+use crate::events::EventKind;
 use crate::scenario::Scenario;
 
 /// One server's condition from some time on.
