@@ -30,6 +30,7 @@ mod num;
 pub mod presets;
 pub mod remap;
 pub mod report;
+mod rng;
 pub mod scenario;
 mod server;
 mod sort;

@@ -24,7 +24,8 @@
 use alloc::vec::Vec;
 
 use super::consistent_hash::Ring;
-use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng, Unfinished};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool, Unfinished};
+use crate::rng::Rng;
 
 /// HAProxy's allowance for a server with weight `weight`, whose
 /// predecessors' weights sum to `cumulative`, when `served` requests are in

@@ -13,8 +13,9 @@
 use alloc::vec::Vec;
 
 use super::placement::Placement;
-use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
 use crate::hash::HashFn;
+use crate::rng::Rng;
 
 /// A hash ring: sorted (point, server) pairs, with an index on the top
 /// bits of the hash so a lookup searches a few points, not the whole ring

@@ -30,7 +30,8 @@ use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use super::{effective_weights, Balancer, Eligible, Pick, Pool, Rng};
+use super::rule::{effective_weights, Balancer, Eligible, Pick, Pool};
+use crate::rng::Rng;
 
 /// FIFO lists of servers, one per unfinished count, with the lowest
 /// non-empty level tracked.
@@ -464,7 +465,7 @@ mod tests {
     #[test]
     fn ties_rotate_and_weights_scale_counts() {
         let mut lc = LeastConnections::new(&Pool::named(&["a", "b", "c"]));
-        let mut rng = <super::Rng as rand::SeedableRng>::seed_from_u64(0);
+        let mut rng = <crate::rng::Rng as rand::SeedableRng>::seed_from_u64(0);
         let req = Pick { now_ms: 0.0, user: 1 };
         let mut picks = alloc::vec::Vec::new();
         for _ in 0..6 {
@@ -513,7 +514,7 @@ mod tests {
     }
 
     fn eligible_pick(lc: &mut LeastConnections, available: &[bool], tried: &[u32]) -> Option<usize> {
-        let mut rng = <super::Rng as rand::SeedableRng>::seed_from_u64(0);
+        let mut rng = <crate::rng::Rng as rand::SeedableRng>::seed_from_u64(0);
         let eligible = Eligible { available, tried, every_available: available.iter().all(|&a| a) };
         lc.pick_eligible(&Pick { now_ms: 0.0, user: 1 }, &mut rng, &eligible)
     }
@@ -586,7 +587,7 @@ mod tests {
                         lc.reweight(&weights);
                     }
                 }
-                let rng = &mut <super::Rng as rand::SeedableRng>::seed_from_u64(0);
+                let rng = &mut <crate::rng::Rng as rand::SeedableRng>::seed_from_u64(0);
                 let best = lc.pick(&Pick { now_ms: 0.0, user: 1 }, rng);
                 for other in 0..6 {
                     prop_assert!(!crate::balancer::fewer_per_weight(

@@ -24,7 +24,8 @@ use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::{Ordering, Reverse};
 
-use super::{effective_weights, uniform_among, Balancer, Counts, Eligible, Pick, Pool, Rng, Unfinished};
+use super::rule::{effective_weights, uniform_among, Balancer, Counts, Eligible, Pick, Pool, Unfinished};
+use crate::rng::Rng;
 
 /// Envoy's default `active_request_bias`.
 pub const ACTIVE_REQUEST_BIAS: f64 = 1.0;
@@ -90,8 +91,8 @@ impl LeastRequest {
     fn choose(&mut self, rng: &mut Rng, active: &dyn Counts) -> usize {
         let Some(schedule) = self.schedule.as_mut() else {
             let n = self.weights.len();
-            let candidate = super::below(rng, n as u64) as usize;
-            let sampled = super::below(rng, n as u64) as usize;
+            let candidate = crate::rng::below(rng, n as u64) as usize;
+            let sampled = crate::rng::below(rng, n as u64) as usize;
             return if active.unfinished(sampled) < active.unfinished(candidate) {
                 sampled
             } else {

@@ -21,8 +21,9 @@
 
 use alloc::vec::Vec;
 
-use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
 use crate::hash::{HashFn, KeyBuf};
+use crate::rng::Rng;
 
 /// The table size of the paper's production setting.
 pub const TABLE_SIZE: u64 = 65_537;

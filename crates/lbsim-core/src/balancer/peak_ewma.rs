@@ -20,7 +20,8 @@
 
 use alloc::vec::Vec;
 
-use super::{effective_weights, uniform_among, Balancer, Eligible, Pick, Pool, Rng, Unfinished};
+use super::rule::{effective_weights, uniform_among, Balancer, Eligible, Pick, Pool, Unfinished};
+use crate::rng::Rng;
 
 /// Finagle's default decay time, in ms.
 pub const DECAY_MS: f64 = 10_000.0;
@@ -88,8 +89,8 @@ impl Balancer for PeakEwma {
         if n == 1 {
             return 0;
         }
-        let a = super::below(rng, n as u64) as usize;
-        let mut b = super::below(rng, n as u64 - 1) as usize;
+        let a = crate::rng::below(rng, n as u64) as usize;
+        let mut b = crate::rng::below(rng, n as u64 - 1) as usize;
         if b >= a {
             b += 1;
         }

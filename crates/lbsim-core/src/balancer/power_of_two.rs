@@ -11,10 +11,10 @@
 
 use alloc::vec::Vec;
 
-use super::{
-    effective_weights, fewer_per_weight, Balancer, Counts, Eligible, Pick, Pool, Rng, Unfinished,
-    WeightedDraw,
+use super::rule::{
+    effective_weights, fewer_per_weight, Balancer, Counts, Eligible, Pick, Pool, Unfinished, WeightedDraw,
 };
+use crate::rng::Rng;
 
 /// Power of two choices.
 pub struct PowerOfTwo {

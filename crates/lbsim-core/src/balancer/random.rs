@@ -3,7 +3,8 @@
 //! fleet run the draw is over the allowed servers only (a few draws over
 //! the pool until one is allowed, then one exact draw over the allowed).
 
-use super::{effective_weights, Balancer, Eligible, Pick, Pool, Rng, WeightedDraw};
+use super::rule::{effective_weights, Balancer, Eligible, Pick, Pool, WeightedDraw};
+use crate::rng::Rng;
 
 /// Weighted random choice.
 pub struct Random {

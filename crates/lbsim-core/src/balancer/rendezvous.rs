@@ -26,8 +26,9 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
 use crate::hash::HashFn;
+use crate::rng::Rng;
 
 /// splitmix64's finaliser (Steele, Lea & Flood): a bijection of u64 whose
 /// output bits each depend on every input bit.

@@ -11,7 +11,8 @@
 
 use alloc::vec::Vec;
 
-use super::{effective_weights, Balancer, Eligible, Pick, Pool, Rng};
+use super::rule::{effective_weights, Balancer, Eligible, Pick, Pool};
+use crate::rng::Rng;
 
 /// Smooth weighted round robin.
 pub struct RoundRobin {

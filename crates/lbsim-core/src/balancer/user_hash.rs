@@ -20,8 +20,9 @@
 use alloc::vec::Vec;
 
 use super::round_robin::RoundRobin;
-use super::{Balancer, Eligible, PerUser, Pick, Pool, Rng};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
 use crate::hash::{HashFn, KeyBuf};
+use crate::rng::Rng;
 
 /// NGINX's `hash` gives up rehashing after this many tries.
 pub const REHASH_TRIES: u64 = 20;

@@ -17,8 +17,6 @@
 
 pub mod cache;
 mod connections;
-/// The events grammar lives with the scenario; its old path still reads.
-pub use crate::events;
 pub mod health;
 pub mod timeline;
 

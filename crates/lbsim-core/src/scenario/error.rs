@@ -1,11 +1,7 @@
 //! Bad input, named: the field, the value and what is allowed.
 
-use alloc::format;
-use alloc::string::{String, ToString};
-use alloc::vec::Vec;
+use alloc::string::String;
 use core::fmt;
-
-use super::FIELDS;
 
 /// Bad input: names the field, the value and what is allowed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,20 +15,9 @@ pub struct ScenarioError {
 }
 
 /// How [`ScenarioError::unknown_key`] marks its `allowed` text.
-const UNKNOWN_KEY: &str = "a known key: ";
+pub(super) const UNKNOWN_KEY: &str = "a known key: ";
 
 impl ScenarioError {
-    /// A key that is no field at all (a link's `colour=blue`): its message
-    /// reads "unknown key 'colour'; known keys: ...", not as a bad value.
-    pub fn unknown_key(key: &str, value: &str) -> ScenarioError {
-        let known: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
-        ScenarioError {
-            field: key.to_string(),
-            value: value.to_string(),
-            allowed: format!("{UNKNOWN_KEY}{}", known.join(", ")),
-        }
-    }
-
     /// Whether the key itself is unknown (rather than its value bad).
     pub fn is_unknown_key(&self) -> bool {
         self.allowed.starts_with(UNKNOWN_KEY)

@@ -9,7 +9,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::{CheckKind, Layer, Scenario, ScenarioError, WorkKind};
+use super::error::{ScenarioError, UNKNOWN_KEY};
+use super::kinds::{CheckKind, Layer, WorkKind};
+use super::model::Scenario;
 use crate::balancer::placement::Placement;
 use crate::balancer::AlgorithmId;
 use crate::events::{self, Events};
@@ -155,6 +157,19 @@ pub const FLEET_KEYS: &[&str] = &[
     "slow-start-ms",
     "slow-start-aggression",
 ];
+
+impl ScenarioError {
+    /// A key that is no field at all (a link's `colour=blue`): its message
+    /// reads "unknown key 'colour'; known keys: ...", not as a bad value.
+    pub fn unknown_key(key: &str, value: &str) -> ScenarioError {
+        let known: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
+        ScenarioError {
+            field: key.to_string(),
+            value: value.to_string(),
+            allowed: format!("{UNKNOWN_KEY}{}", known.join(", ")),
+        }
+    }
+}
 
 /// Looks a field up by its key.
 pub fn field_spec(key: &str) -> Option<&'static Field> {

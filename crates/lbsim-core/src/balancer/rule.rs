@@ -1,0 +1,411 @@
+//! What every rule is and gets: the [`Balancer`] trait, the request as a
+//! rule sees it ([`Pick`]), the pool it works over ([`Pool`]), which
+//! servers it may take ([`Eligible`]), and the counting and drawing
+//! helpers several rules share. The rules import this, never the
+//! registry above them.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::placement::Placement;
+use crate::hash::{HashFn, KeyBuf};
+use crate::rng::{below, Rng};
+
+/// What a balancer knows about a request when it picks.
+#[derive(Clone, Copy, Debug)]
+pub struct Pick {
+    /// Arrival time in ms.
+    pub now_ms: f64,
+    /// The user (1-based); the hashing key is `user-{id}`.
+    pub user: u32,
+}
+
+impl Pick {
+    /// The hashing key `user-{id}`.
+    pub fn key(&self) -> KeyBuf {
+        KeyBuf::new("user-", u64::from(self.user))
+    }
+}
+
+/// A load-balancing rule.
+pub trait Balancer {
+    /// Chooses a server (an index into the pool) for a request.
+    fn pick(&mut self, request: &Pick, rng: &mut Rng) -> usize;
+    /// The request picked last went to `server`.
+    fn dispatched(&mut self, _server: usize) {}
+    /// A request this copy sent to `server` finished at `now_ms` after
+    /// `latency_ms`.
+    fn completed(&mut self, _server: usize, _now_ms: f64, _latency_ms: f64) {}
+    /// Layer 4 (SPEC section 13): a connection this copy opened to
+    /// `server` (`dispatched` counted it) closed at `now_ms`. Counting
+    /// rules count open connections, so by default it is a completion
+    /// (whose latency no counting rule reads).
+    fn closed(&mut self, server: usize, now_ms: f64) {
+        self.completed(server, now_ms, 0.0);
+    }
+    /// Layer 4: a request on a connection this copy placed on `server`
+    /// finished at `now_ms` after `latency_ms` (rules that learn from
+    /// latency learn from it; counting rules count connections instead).
+    fn observed(&mut self, _server: usize, _now_ms: f64, _latency_ms: f64) {}
+    /// Whether the rule reads completions; static rules skip that work.
+    fn observes_completions(&self) -> bool {
+        true
+    }
+    /// Whether the rule reads completions only as servers' counts of
+    /// unfinished requests, at its picks, whatever order they finished in
+    /// (two choices, least request). A static run with one copy then
+    /// answers the counts from the servers themselves through
+    /// [`Balancer::pick_counting`] and delivers no completions: a server's
+    /// unfinished requests at an instant are its busy slots and its queue.
+    fn counts_at_pick(&self) -> bool {
+        false
+    }
+    /// `pick`, with each server's unfinished requests read from
+    /// `unfinished` instead of the rule's own counts (called only when
+    /// [`Balancer::counts_at_pick`]; the rule's counts are then not kept).
+    fn pick_counting(&mut self, request: &Pick, rng: &mut Rng, _unfinished: &dyn Counts) -> usize {
+        self.pick(request, rng)
+    }
+    /// Whether the rule keeps no state of a copy's own (its choices depend
+    /// on the key or the random stream only), so one instance serves every
+    /// balancer copy and its tables are built once.
+    fn shared_by_copies(&self) -> bool {
+        false
+    }
+
+    // The fleet over time (SPEC section 12): a run with events or health
+    // checks calls these instead of `pick` alone. Static runs never do.
+
+    /// Chooses among the servers `eligible` allows, the rule's own next
+    /// candidate when its first choice is not allowed (rules that compare
+    /// or sample choose among the allowed only; a ring walks clockwise;
+    /// rendezvous takes the next score; `user-hash` rehashes as NGINX's
+    /// `hash`; Maglev probes the next entries); `None` when none is.
+    ///
+    /// With every server allowed ([`Eligible::all`]) it makes exactly
+    /// `pick`'s choice and draws, so a healthy fleet run is a static one.
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize>;
+
+    /// Membership or availability changed (a `join` or `leave` is a config
+    /// reload; a health change is Envoy's host-set change): rebuild what
+    /// depends on it. `members[i]`: server i is in the pool; `available[i]`:
+    /// it is a member this copy may send to. Per-server state of the
+    /// servers that stay (counts, EWMAs, served totals) is kept.
+    fn reshape(&mut self, _members: &[bool], _available: &[bool]) {}
+
+    /// Whether one instance can serve every copy of a fleet run too: the
+    /// rule keeps no state of a copy's own and reads availability only
+    /// from each pick's [`Eligible`] (`reshape` and `reweight` change
+    /// nothing), so a ring is built once however many copies there are.
+    fn shared_in_fleet(&self) -> bool {
+        false
+    }
+
+    /// Slow start changed the effective weights (the configured weight
+    /// times 256 times the ramp, SPEC 12.1): rules that use weights or
+    /// counts take them, keeping their counts; hashing rules ignore them.
+    fn reweight(&mut self, _weights: &[u32]) {}
+}
+
+/// What a fleet-run pick may take: members available to this copy that
+/// the request has not tried yet.
+#[derive(Clone, Copy, Debug)]
+pub struct Eligible<'a> {
+    /// Per server: a member of the pool, available to this copy.
+    pub available: &'a [bool],
+    /// Servers this request already tried (a retry goes elsewhere).
+    pub tried: &'a [u32],
+    /// Whether every server of the scenario is in `available` (kept by the
+    /// engine as availability changes, so asking costs nothing).
+    pub every_available: bool,
+}
+
+impl Eligible<'_> {
+    /// Whether the pick may take `server`.
+    pub fn allows(&self, server: usize) -> bool {
+        self.available.get(server).copied().unwrap_or(false) && !self.tried.contains(&(server as u32))
+    }
+
+    /// Whether every server is allowed (the rule's static pick stands).
+    pub fn all(&self) -> bool {
+        self.every_available && self.tried.is_empty()
+    }
+
+    /// Whether any server is allowed (otherwise the pick is `None`).
+    pub fn any(&self) -> bool {
+        (0..self.available.len()).any(|s| self.allows(s))
+    }
+}
+
+/// The pool as the rules see it.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    /// Server names (`s1`.. unless given).
+    pub names: Vec<String>,
+    /// Server weights.
+    pub weights: Vec<u32>,
+    /// Hash function of the hashing rules; `None` for each rule's default.
+    pub hash: Option<HashFn>,
+    /// Ring points per weight unit.
+    pub vnodes: u32,
+    /// Bounded-load factor in percent.
+    pub balance_factor: u32,
+    /// How the rings are placed.
+    pub ring: Placement,
+}
+
+impl Pool {
+    /// A pool of `names` with weight 1 each and the scenario defaults.
+    pub fn named(names: &[&str]) -> Pool {
+        Pool {
+            names: names.iter().map(|n| String::from(*n)).collect(),
+            weights: alloc::vec![1; names.len()],
+            hash: None,
+            vnodes: 160,
+            balance_factor: 125,
+            ring: Placement::Lbsim,
+        }
+    }
+
+    /// Number of servers.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether the pool has no server.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The hash function, or `default` when the scenario leaves it unset.
+    pub fn hash_or(&self, default: HashFn) -> HashFn {
+        self.hash.unwrap_or(default)
+    }
+
+    /// Whether all weights are equal, so rules can take their unweighted path.
+    pub fn equal_weights(&self) -> bool {
+        self.weights.windows(2).all(|w| w[0] == w[1])
+    }
+}
+
+/// Unfinished (running + queued) requests per server, as one copy sees them.
+#[derive(Clone, Debug)]
+pub struct Unfinished {
+    counts: Vec<u32>,
+}
+
+impl Unfinished {
+    /// All zero for `n` servers.
+    pub fn new(n: usize) -> Unfinished {
+        Unfinished { counts: alloc::vec![0; n] }
+    }
+
+    /// Unfinished requests on `server`.
+    pub fn get(&self, server: usize) -> u32 {
+        self.counts[server]
+    }
+
+    /// One more on `server`.
+    pub fn add(&mut self, server: usize) {
+        self.counts[server] += 1;
+    }
+
+    /// One fewer on `server`.
+    pub fn remove(&mut self, server: usize) {
+        self.counts[server] = self.counts[server].saturating_sub(1);
+    }
+}
+
+/// Servers' unfinished requests, as a rule that counts reads them at a
+/// pick: its own [`Unfinished`], or the engine's servers themselves.
+pub trait Counts {
+    /// Unfinished requests on `server`.
+    fn unfinished(&self, server: usize) -> u32;
+}
+
+impl Counts for Unfinished {
+    fn unfinished(&self, server: usize) -> u32 {
+        self.get(server)
+    }
+}
+
+/// Each user's answer from a hash rule, computed once while the rule's
+/// state holds: the key is always `user-{id}`, so a rule whose choice
+/// depends on the key alone gives the same server every time, and the
+/// text, the hash and the lookup (about 270 instructions a request) are
+/// paid once per user instead of once per request. A rule forgets on every
+/// change of its state (a reshape).
+#[derive(Clone, Debug)]
+pub struct PerUser<T: Copy + PartialEq> {
+    /// Indexed by user id; `unknown` until first asked.
+    known: Vec<T>,
+    unknown: T,
+}
+
+impl<T: Copy + PartialEq> PerUser<T> {
+    /// Nothing known yet; `unknown` marks an entry not yet computed (a real
+    /// value equal to it is only computed again each time).
+    pub fn new(unknown: T) -> PerUser<T> {
+        PerUser { known: Vec::new(), unknown }
+    }
+
+    /// The value kept for `user`, if any.
+    #[inline]
+    pub fn get(&self, user: u32) -> Option<T> {
+        self.known.get(user as usize).copied().filter(|&v| v != self.unknown)
+    }
+
+    /// Keeps `value` for `user`; returns it.
+    #[inline]
+    pub fn keep(&mut self, user: u32, value: T) -> T {
+        let user = user as usize;
+        if user >= self.known.len() {
+            self.known.resize(user + 1, self.unknown);
+        }
+        self.known[user] = value;
+        value
+    }
+
+    /// Forgets every user (the rule's state changed).
+    pub fn forget(&mut self) {
+        self.known.clear();
+    }
+}
+
+/// Whether `a / wa < b / wb`, by cross-multiplication as NGINX does, so no
+/// division rounds.
+pub fn fewer_per_weight(a: u32, wa: u32, b: u32, wb: u32) -> bool {
+    u64::from(a) * u64::from(wb) < u64::from(b) * u64::from(wa)
+}
+
+/// Draws servers with probability proportional to weight, in O(log N)
+/// (O(1) when the weights are equal, with the very same draws).
+#[derive(Clone, Debug)]
+pub struct WeightedDraw {
+    cumulative: Vec<u64>,
+    equal: bool,
+}
+
+impl WeightedDraw {
+    /// Draws over `pool`'s weights.
+    pub fn new(pool: &Pool) -> WeightedDraw {
+        WeightedDraw::of(&pool.weights)
+    }
+
+    /// Draws over `weights` (slow start's effective weights).
+    pub fn of(weights: &[u32]) -> WeightedDraw {
+        WeightedDraw {
+            cumulative: cumulative_weights(weights),
+            equal: weights.windows(2).all(|w| w[0] == w[1]),
+        }
+    }
+
+    fn weight(&self, server: usize) -> u64 {
+        let start = if server == 0 { 0 } else { self.cumulative[server - 1] };
+        self.cumulative[server] - start
+    }
+
+    fn total(&self) -> u64 {
+        self.cumulative[self.cumulative.len() - 1]
+    }
+
+    /// The server owning point `r` of the cumulative weights.
+    fn owner(&self, r: u64) -> usize {
+        if self.equal {
+            // Equal weights w: point r belongs to server r / w.
+            (r / self.cumulative[0]) as usize
+        } else {
+            self.cumulative.partition_point(|&c| c <= r)
+        }
+    }
+
+    /// One server. Ranges are u64 on every target, so native and wasm draw
+    /// the same numbers.
+    pub fn one(&self, rng: &mut Rng) -> usize {
+        self.owner(below(rng, self.total()))
+    }
+
+    /// Two distinct servers, the second drawn from the rest; the pool must
+    /// have at least two.
+    pub fn two_distinct(&self, rng: &mut Rng) -> (usize, usize) {
+        let first = self.one(rng);
+        let start = if first == 0 { 0 } else { self.cumulative[first - 1] };
+        let width = self.cumulative[first] - start;
+        let mut r = below(rng, self.total() - width);
+        if r >= start {
+            r += width;
+        }
+        (first, self.owner(r))
+    }
+
+    /// One server among those `allowed` admits, with probability
+    /// proportional to weight among them: up to [`REJECTION_TRIES`] draws
+    /// over the whole pool (the first that `allowed` admits is a draw of
+    /// the right law), then one exact draw over the admitted servers.
+    /// `None` when it admits none.
+    pub fn one_among(&self, rng: &mut Rng, allowed: impl Fn(usize) -> bool) -> Option<usize> {
+        for _ in 0..REJECTION_TRIES {
+            let s = self.one(rng);
+            if allowed(s) {
+                return Some(s);
+            }
+        }
+        let n = self.cumulative.len();
+        exact_draw(rng, (0..n).filter(|&s| allowed(s)).map(|s| (s, self.weight(s))))
+    }
+}
+
+/// Draws a sampler makes over the whole pool before it draws exactly over
+/// the allowed servers: with half the pool refused, one pick in 256 gets
+/// that far.
+pub const REJECTION_TRIES: usize = 8;
+
+/// One server among `0..n` that `allowed` admits, uniformly: rejection
+/// as [`WeightedDraw::one_among`], then an exact draw. `None` when it
+/// admits none.
+pub fn uniform_among(n: usize, rng: &mut Rng, allowed: impl Fn(usize) -> bool) -> Option<usize> {
+    if n == 0 {
+        return None;
+    }
+    for _ in 0..REJECTION_TRIES {
+        let s = below(rng, n as u64) as usize;
+        if allowed(s) {
+            return Some(s);
+        }
+    }
+    exact_draw(rng, (0..n).filter(|&s| allowed(s)).map(|s| (s, 1)))
+}
+
+/// A draw from `(server, weight)` pairs in proportion to weight.
+fn exact_draw<I: Iterator<Item = (usize, u64)> + Clone>(rng: &mut Rng, weighted: I) -> Option<usize> {
+    let total: u64 = weighted.clone().map(|(_, w)| w).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut r = below(rng, total);
+    for (s, w) in weighted {
+        if r < w {
+            return Some(s);
+        }
+        r -= w;
+    }
+    None
+}
+
+/// Slow start's effective weights as the rules that compare by weight
+/// keep them: a weight of 0 (which the ramp never gives a member) counts as
+/// 1 so that `count / weight` and weighted draws stay defined.
+pub fn effective_weights(weights: &[u32]) -> Vec<u32> {
+    weights.iter().map(|&w| w.max(1)).collect()
+}
+
+/// Running sums of the weights.
+fn cumulative_weights(weights: &[u32]) -> Vec<u64> {
+    weights
+        .iter()
+        .scan(0u64, |sum, &w| {
+            *sum += u64::from(w);
+            Some(*sum)
+        })
+        .collect()
+}
