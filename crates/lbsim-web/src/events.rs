@@ -3,13 +3,15 @@
 //! an "add event" button. Every change writes the events string into the
 //! `events` text control and commits it like any control, so the core
 //! checks it, the link follows, and an error is shown on that control.
+//! Like the other controls it knows nothing of the page's state: the
+//! commit and the scenario on screen come from the wiring, as functions.
 
-use lbsim_core::fleet::events::{Event, EventKind};
+use lbsim_core::events::{Event, EventKind};
 use lbsim_core::Scenario;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event as DomEvent, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::dom::{by_id, document, element, on, on_id, text_element};
+use crate::dom::{by_id, document, element, on, on_id, target, text_element};
 
 const KINDS: [&str; 6] = ["slow", "fail", "crash", "recover", "join", "leave"];
 
@@ -144,22 +146,22 @@ fn encode() -> String {
 }
 
 /// Writes the rows' events into the text control and commits them.
-fn commit() {
+fn commit(events: fn(&str)) {
     let text = encode();
     if let Some(input) = by_id::<HtmlInputElement>("c-events") {
         input.set_value(&text);
     }
-    crate::wiring::on_control("events", &text, true);
+    events(&text);
 }
 
-/// Wires the rows and the add button.
-pub fn wire() {
+/// Wires the rows and the add button: every change goes to `events` (the
+/// wiring's commit of the `events` control), and a new row follows the
+/// last event of `scenario()`, the scenario on screen.
+pub fn wire(events: fn(&str), scenario: fn() -> Scenario) {
     if let Some(list) = by_id::<Element>("event-rows") {
-        on(&list, "change", |_| commit());
-        on(&list, "click", |e: DomEvent| {
-            let Some(button) =
-                crate::dom::target::<Element>(&e).and_then(|t| t.closest(".ev-remove").ok()?)
-            else {
+        on(&list, "change", move |_| commit(events));
+        on(&list, "click", move |e: DomEvent| {
+            let Some(button) = target::<Element>(&e).and_then(|t| t.closest(".ev-remove").ok()?) else {
                 return;
             };
             let all = rows();
@@ -172,11 +174,11 @@ pub fn wire() {
             } else if let Some(add) = by_id::<HtmlElement>("add-event") {
                 let _ = add.focus();
             }
-            commit();
+            commit(events);
         });
     }
-    on_id("add-event", "click", |_| {
-        let s = crate::state::with(|app| app.scenario.clone());
+    on_id("add-event", "click", move |_| {
+        let s = scenario();
         let at_ms = s.events.0.last().map_or(20_000, |e| e.at_ms + 10_000);
         let server = s.server_name(0);
         let e = Event { at_ms, server, kind: EventKind::Slow(0.5) };
@@ -186,6 +188,6 @@ pub fn wire() {
             let _ = list.append_child(&row(n + 1, &e, &names));
         }
         focus(n, "ev-time");
-        commit();
+        commit(events);
     });
 }

@@ -7,10 +7,24 @@
 //! A view: every decision about the model (merging parts, when theory
 //! applies, the remapping change, fitting lists) is the core's.
 //!
-//! The modules, by concern: `state` (what the page knows), `pool` (the
-//! workers), `view` (drawing), `links` (the URL, sharing, embeds), `sweep` (the sweep view), `events` (the events editor), `wiring`
-//! (what each input does), and the pieces they draw with (`controls`,
-//! `table`, `plots`, `palette`, `backend`, `dom`).
+//! The modules form layers, bottom to top:
+//!
+//! 0. helpers: `dom`, `palette`, `backend`;
+//! 1. pieces that know nothing of the page's state: `plots` (the shared
+//!    `plots::look`, `plots::frame`, `plots::legend`, `plots::axis`, then
+//!    one file per plot: `plots::cdf`, `plots::load`, `plots::over_time`,
+//!    `plots::remap`, `plots::sweep`), `table`, `events` (the events
+//!    editor), `controls` (the scenario form);
+//! 2. what the page knows: `state`;
+//! 3. views and workers: `view` (drawing), `links` (the URL, sharing,
+//!    embeds), `pool` (the workers), `sweep` (the sweep view), `run` (the
+//!    page's own run);
+//! 4. `wiring` (what each input does), and this file (start).
+//!
+//! A module names only modules of lower layers, or of its own layer listed
+//! before it; a lower one that must notify a higher one calls a callback
+//! the wiring registered (the pool's `pool::Listeners`, the events
+//! editor's commit).
 //!
 //! What it is not: it never simulates on the main thread (the workers do),
 //! it never depends on the worker crate (`lbsim-app` links both into one
@@ -24,6 +38,7 @@ mod links;
 mod palette;
 mod plots;
 mod pool;
+mod run;
 mod state;
 mod sweep;
 mod table;

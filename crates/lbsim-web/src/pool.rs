@@ -2,10 +2,15 @@
 //! the page's own wasm module (`web/worker.js` instantiates the module the
 //! page compiled and calls `start_worker`). A run deals the algorithms out
 //! to the ready workers; their parts merge into one report in the core
-//! ([`Report::merge`]). A newer run supersedes an older one, whose result
-//! is never drawn; a failed worker is replaced.
+//! ([`Report::merge`]). A newer run supersedes an older one; a failed
+//! worker is replaced.
+//!
+//! The pool runs scenarios and knows what each run is for ([`Purpose`]),
+//! not what to do with its report: the page's run (`run`) and the sweep
+//! use the pool, so it tells them through the [`Listeners`] the wiring
+//! registers.
 
-use std::rc::Rc;
+use std::cell::Cell;
 
 use lbsim_core::{Report, Scenario};
 use lbsim_protocol::{FromWorker, ToWorker};
@@ -14,57 +19,52 @@ use wasm_bindgen::JsCast;
 use web_sys::{Event, HtmlProgressElement, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::controls::thousands;
-use crate::dom::{after, by_id, cancel, now_ms, on, set_body_data, set_text, window};
-use crate::links::post_height;
-use crate::state::{set_state, with};
-use crate::view::{fail, show_notice, show_report, Redraw};
+use crate::dom::{after, by_id, now_ms, on, set_body_data, set_text, window};
+use crate::state::{set_state, with, Pending, Purpose, Slot};
+use crate::view::{fail, show_notice};
 
-/// Delay between an input and the run it asks for while another run is
-/// going; a newer input within it replaces the run, and a newer run
-/// supersedes a running one anyway.
-const RUN_DEBOUNCE_MS: i32 = 8;
 /// Worker restarts allowed before the page gives up and says so.
 const MAX_RESTARTS: u32 = 5;
 /// Workers sharing a run, at most.
 const MAX_WORKERS: usize = 4;
 /// The worker script, copied unhashed into `dist/` (index.html).
 const WORKER_SCRIPT: &str = "./worker.js";
+/// The core in this page's wasm against the native core the estimate is
+/// priced on (README, Performance: about 1.5).
+const WASM_SLOWDOWN: f64 = 1.5;
 
-/// One worker of the pool and what it is waiting to be sent.
-pub struct Slot {
-    worker: Worker,
-    ready: bool,
-    /// Messages for a worker that is not ready yet, in order.
-    queued: Vec<ToWorker>,
+/// What the pool tells the layers above it, which use it and so cannot be
+/// named by it: the page's run and the sweep. The wiring sets them once
+/// ([`listen`]).
+#[derive(Clone, Copy)]
+pub struct Listeners {
+    /// Every part of run `run_id` came: the report they merge into, and
+    /// what the run is for.
+    pub done: fn(Purpose, u32, Report),
+    /// A sweep's run was lost (a failed worker, a refused run): why. The
+    /// main view is untouched.
+    pub sweep_lost: fn(&str),
 }
 
-/// The run the page waits for: one part per worker, merged when all came.
-pub struct Pending {
-    run_id: u32,
-    /// What the result is for: the main view, or one value of a sweep.
-    purpose: Purpose,
-    /// The workers running a part, by part.
-    workers: Vec<usize>,
-    parts: Vec<Option<Report>>,
-    progress: Vec<(u64, u64)>,
+thread_local! {
+    /// What the wiring registered.
+    static LISTENERS: Cell<Option<Listeners>> = const { Cell::new(None) };
 }
 
-impl Pending {
-    fn part_of(&mut self, worker: usize, run_id: u32) -> Option<usize> {
-        if self.run_id != run_id {
-            return None;
-        }
-        self.workers.iter().position(|&w| w == worker)
+/// Registers what the pool tells the page (the wiring does, before the
+/// workers start).
+pub fn listen(listeners: Listeners) {
+    LISTENERS.with(|l| l.set(Some(listeners)));
+}
+
+fn listeners() -> Option<Listeners> {
+    LISTENERS.with(Cell::get)
+}
+
+fn sweep_lost(why: &str) {
+    if let Some(l) = listeners() {
+        (l.sweep_lost)(why);
     }
-}
-
-/// What a run's report is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purpose {
-    /// The plots and the table.
-    Main,
-    /// One value of the sweep view's range.
-    Sweep,
 }
 
 /// How many workers share a run: algorithms are independent (common random
@@ -214,16 +214,8 @@ fn worker_failed(index: usize, failed: &Worker, message: &str) {
             set_state("error");
             set_text("status-text", "The last run failed; change an input to run again.");
         }
-        Some(Purpose::Sweep) => stopped_sweep("the simulator failed"),
+        Some(Purpose::Sweep) => sweep_lost("the simulator failed"),
         None => {}
-    }
-}
-
-/// A sweep's run was lost: the sweep stops and says why; the main view
-/// is untouched.
-fn stopped_sweep(why: &str) {
-    if crate::sweep::stop(why) {
-        set_body_data("sweep", "stopped");
     }
 }
 
@@ -294,7 +286,7 @@ fn on_worker(index: usize, from: &Worker, message: FromWorker) {
                 worker_failed(index, from, &message);
             } else if run_id.is_none() || run_id == running() {
                 match with(|app| app.pending.take().map(|p| p.purpose)) {
-                    Some(Purpose::Sweep) => stopped_sweep(&format!("the run was refused: {message}")),
+                    Some(Purpose::Sweep) => sweep_lost(&format!("the run was refused: {message}")),
                     _ => {
                         set_text("status-text", &format!("The run was refused: {message}"));
                         set_state("error");
@@ -305,8 +297,8 @@ fn on_worker(index: usize, from: &Worker, message: FromWorker) {
     }
 }
 
-/// A worker finished its part of `run_id`; the last part draws the report,
-/// unless a newer input is already waiting (then it would be stale).
+/// A worker finished its part of `run_id`; with the last part, the merged
+/// report goes to what the run is for.
 fn done(index: usize, run_id: u32, report: Report) {
     let Some((purpose, parts)) = with(|app| {
         let p = app.pending.as_mut()?;
@@ -324,125 +316,16 @@ fn done(index: usize, run_id: u32, report: Report) {
         fail("the simulator's parts of one run disagree on the workload");
         return;
     };
-    if purpose == Purpose::Sweep {
-        crate::sweep::value_done(run_id, &report);
-        return;
+    if let Some(l) = listeners() {
+        (l.done)(purpose, run_id, report);
     }
-    // A newer input is waiting for its run: this result would be stale the
-    // moment it is drawn, so it is not drawn (the newer run's will be).
-    if with(|app| app.run_timer.is_some()) {
-        return;
-    }
-    let report = Rc::new(report);
-    with(|app| {
-        app.restarts = 0;
-        app.report = Some(report.clone());
-    });
-    let start = now_ms();
-    show_report(&report, Redraw::ALL);
-    post_height();
-    let now = now_ms();
-    set_body_data("draw-ms", &format!("{:.1}", now - start));
-    set_body_data("run-id", &run_id.to_string());
-    // What the plots now show, as a link's fragment: tests hold every
-    // ready state to the inputs at that moment.
-    set_body_data("drawn", &lbsim_core::url::encode(&report.scenario));
-    set_body_data("latency-ms", &format!("{:.1}", now - with(|app| app.asked_ms)));
-    if with(|app| std::mem::replace(&mut app.first_plot, false)) {
-        set_body_data("first-plot-ms", &format!("{now:.1}"));
-    }
-    set_text("status-text", "");
-    set_state("ready");
-    crate::sweep::start_if_asked();
 }
-
-/// Asks for a run of the current scenario after the debounce.
-pub fn request_run() {
-    // A run the core expects to take more than a few seconds here waits
-    // for the reader to say so.
-    let scenario = with(|app| app.scenario.clone());
-    let seconds = expected_seconds(&scenario);
-    if seconds > ASK_SECONDS && with(|app| app.confirmed.as_ref() != Some(&scenario)) {
-        ask(&scenario, seconds);
-        return;
-    }
-    crate::view::hide_confirm();
-    let asked = now_ms();
-    let (previous, idle) = with(|app| {
-        app.asked_ms = asked;
-        let previous = app.run_timer.take();
-        let idle = previous.is_none() && app.pending.is_none();
-        (previous, idle)
-    });
-    if let Some(t) = previous {
-        cancel(t);
-    }
-    // Idle, the run starts at the end of this task (inputs of one task
-    // coalesce); while a run is going or pending, inputs are debounced.
-    let timer = after(if idle { 0 } else { RUN_DEBOUNCE_MS }, send_run);
-    with(|app| app.run_timer = Some(timer));
-    // What is on screen no longer matches the inputs.
-    if let Some(p) = by_id::<HtmlProgressElement>("progress") {
-        p.set_value(0.0);
-    }
-    set_state("running");
-}
-
-/// Runs expected to take longer than this (seconds) wait for the reader.
-const ASK_SECONDS: f64 = 3.0;
-/// The core in this page's wasm against the native core the estimate is
-/// priced on (README, Performance: about 1.5).
-const WASM_SLOWDOWN: f64 = 1.5;
 
 /// The core's estimate of a run ([`lbsim_core::cost`]) on this page: its
 /// rules spread over the workers, at wasm's speed.
 pub fn expected_seconds(scenario: &Scenario) -> f64 {
     lbsim_core::cost::run(scenario).seconds() * WASM_SLOWDOWN
         / pool_size().min(scenario.algorithms.len().max(1)) as f64
-}
-
-/// Shows the estimate and waits: "Run it" runs this very scenario, "Keep
-/// the last result" leaves the plots as they are.
-fn ask(scenario: &Scenario, seconds: f64) {
-    let pending = with(|app| app.run_timer.take());
-    if let Some(t) = pending {
-        cancel(t);
-    }
-    crate::view::show_confirm(&format!(
-        "This run is expected to take about {} s here ({} requests, {} servers, {} users, {} rules).",
-        seconds.round().max(1.0),
-        crate::controls::thousands(scenario.requests),
-        scenario.servers,
-        crate::controls::thousands(u64::from(scenario.users)),
-        scenario.algorithms.len()
-    ));
-    set_state("waiting");
-}
-
-/// The reader said yes: the scenario on screen runs, however long.
-pub fn confirm_run() {
-    with(|app| app.confirmed = Some(app.scenario.clone()));
-    request_run();
-}
-
-/// The reader said no: the last result stays.
-pub fn keep_last() {
-    crate::view::hide_confirm();
-    set_text("status-text", "Not run: the plots show the last result.");
-    set_state("ready");
-}
-
-/// Runs the current scenario for the main view (a newer input's run
-/// supersedes any run going, a sweep's included).
-fn send_run() {
-    with(|app| app.run_timer = None);
-    stopped_sweep("the scenario changed");
-    if let Some(p) = by_id::<HtmlProgressElement>("progress") {
-        p.set_value(0.0);
-    }
-    set_text("status-text", "Simulating...");
-    set_state("running");
-    dispatch(with(|app| app.scenario.clone()), Purpose::Main);
 }
 
 /// Deals a scenario's algorithms out to the ready workers, alternating, so
@@ -489,7 +372,7 @@ pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
 
 /// Withdraws run `run_id`: a worker not ready yet never starts it, and
 /// each of `running` is told to stop it.
-fn withdraw(run_id: u32, running: impl Iterator<Item = usize>) {
+pub fn withdraw(run_id: u32, running: impl Iterator<Item = usize>) {
     with(|app| {
         for slot in &mut app.workers {
             slot.queued.retain(|m| !matches!(m, ToWorker::Run { run_id: r, .. } if *r == run_id));
@@ -497,28 +380,5 @@ fn withdraw(run_id: u32, running: impl Iterator<Item = usize>) {
     });
     for i in running {
         post(i, ToWorker::Cancel { run_id });
-    }
-}
-
-/// Stops the run on its way (or the one about to start): the page stops
-/// waiting at once and keeps the previous result; workers drop the run,
-/// and one that is not ready yet never starts it.
-pub fn cancel_run() {
-    let (timer, run_id, purpose) = with(|app| {
-        let pending = app.pending.take();
-        (app.run_timer.take(), pending.as_ref().map(|p| p.run_id), pending.map(|p| p.purpose))
-    });
-    if purpose == Some(Purpose::Sweep) {
-        stopped_sweep("cancelled");
-    }
-    if let Some(t) = timer {
-        cancel(t);
-    }
-    if let Some(run_id) = run_id {
-        withdraw(run_id, 0..with(|app| app.workers.len()));
-    }
-    if timer.is_some() || run_id.is_some() {
-        set_text("status-text", "Cancelled: the plots show the previous result.");
-        set_state("ready");
     }
 }

@@ -1,18 +1,22 @@
-//! What the page knows: the current scenario, the run it waits for, the
-//! last report on screen and how it is viewed. One `App` per page, reached
-//! through [`with`].
+//! What the page knows: the current scenario, the workers and the run it
+//! waits for, the last report on screen and how it is viewed, the sweep.
+//! One `App` per page, reached through [`with`]. Plain data: the modules
+//! above (`pool`, `run`, `sweep`, `view`, ...) change it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use lbsim_core::presets::Preset;
+use lbsim_core::report::Headline;
+use lbsim_core::sweep::Sweep;
 use lbsim_core::{Report, Scenario};
+use lbsim_protocol::ToWorker;
+use web_sys::Worker;
 
 use crate::dom::{set_body_data, window};
 use crate::palette::Theme;
-use crate::plots::{CdfView, Class, Look};
-use crate::pool::{Pending, Slot};
-use crate::sweep::SweepState;
+use crate::plots::cdf::{CdfView, Class};
+use crate::plots::look::Look;
 use crate::table::Sort;
 
 /// Everything the page knows.
@@ -57,6 +61,76 @@ pub struct App {
     pub sweep: SweepState,
     /// A long scenario the reader agreed to run.
     pub confirmed: Option<Scenario>,
+}
+
+/// One worker of the pool and what it is waiting to be sent.
+pub struct Slot {
+    /// The Web Worker.
+    pub worker: Worker,
+    /// Whether it said it is ready.
+    pub ready: bool,
+    /// Messages for a worker that is not ready yet, in order.
+    pub queued: Vec<ToWorker>,
+}
+
+/// The run the page waits for: one part per worker, merged when all came.
+pub struct Pending {
+    /// The run's id.
+    pub run_id: u32,
+    /// What the result is for: the main view, or one value of a sweep.
+    pub purpose: Purpose,
+    /// The workers running a part, by part.
+    pub workers: Vec<usize>,
+    /// The parts that came.
+    pub parts: Vec<Option<Report>>,
+    /// Each part's progress (done, total).
+    pub progress: Vec<(u64, u64)>,
+}
+
+impl Pending {
+    /// The part `worker` runs, if this is run `run_id`.
+    pub fn part_of(&mut self, worker: usize, run_id: u32) -> Option<usize> {
+        if self.run_id != run_id {
+            return None;
+        }
+        self.workers.iter().position(|&w| w == worker)
+    }
+}
+
+/// What a run's report is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// The plots and the table.
+    Main,
+    /// One value of the sweep view's range.
+    Sweep,
+}
+
+/// The sweep view's state.
+#[derive(Default)]
+pub struct SweepState {
+    /// The range the reader set up (it goes in the link).
+    pub spec: Option<Sweep>,
+    /// Whether the link asked for the sweep, to run once the page has run.
+    pub asked: bool,
+    /// The sweep going, value by value.
+    pub running: Option<SweepRun>,
+    /// The last finished sweep: the range and each value's rows.
+    pub result: Option<(Sweep, Vec<Vec<Headline>>)>,
+}
+
+/// A sweep going: its values' scenarios and the rows of those done.
+pub struct SweepRun {
+    /// The range.
+    pub sweep: Sweep,
+    /// One scenario per value.
+    pub scenarios: Vec<Scenario>,
+    /// The rows of the values done, in order.
+    pub rows: Vec<Vec<Headline>>,
+    /// The run of the value going.
+    pub run_id: u32,
+    /// The core's estimate for the whole sweep on this page.
+    pub seconds: f64,
 }
 
 thread_local! {

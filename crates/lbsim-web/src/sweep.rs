@@ -7,35 +7,14 @@
 use lbsim_core::report::Headline;
 use lbsim_core::sweep::Sweep;
 use lbsim_core::url::MAX_LINK_SWEEP_VALUES;
-use lbsim_core::{Report, Scenario};
+use lbsim_core::Report;
 use web_sys::{HtmlDetailsElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement};
 
 use crate::dom::{self, by_id, on_id, set_body_data, set_text};
 use crate::links::{schedule_url, share_url_without_sweep};
-use crate::plots::{self, Figure};
-use crate::pool::{dispatch, Purpose};
-use crate::state::{look, with};
-
-/// The sweep view's state.
-#[derive(Default)]
-pub struct SweepState {
-    /// The range the reader set up (it goes in the link).
-    pub spec: Option<Sweep>,
-    /// Whether the link asked for the sweep, to run once the page has run.
-    pub asked: bool,
-    running: Option<Running>,
-    /// The last finished sweep: the range and each value's rows.
-    result: Option<(Sweep, Vec<Vec<Headline>>)>,
-}
-
-struct Running {
-    sweep: Sweep,
-    scenarios: Vec<Scenario>,
-    rows: Vec<Vec<Headline>>,
-    run_id: u32,
-    /// The core's estimate for the whole sweep on this page.
-    seconds: f64,
-}
+use crate::plots::sweep::{sweep as plot, Figure};
+use crate::pool::{dispatch, expected_seconds, main_run_going};
+use crate::state::{look, with, Purpose, SweepRun};
 
 /// A range to start from for each parameter the view offers.
 fn default_range(key: &str) -> (&'static str, &'static str, &'static str) {
@@ -117,7 +96,7 @@ pub fn start_if_asked() {
 /// Reads the form and runs the sweep over the current scenario; while the
 /// page's own run is going, the sweep waits for it.
 fn start() {
-    if crate::pool::main_run_going() {
+    if main_run_going() {
         with(|app| app.sweep.asked = true);
         status("The sweep starts once the current run is drawn.");
         return;
@@ -130,12 +109,12 @@ fn start() {
         Ok(s) => s,
         Err(e) => return status(&e.to_string()),
     };
-    let seconds: f64 = scenarios.iter().map(crate::pool::expected_seconds).sum();
+    let seconds: f64 = scenarios.iter().map(expected_seconds).sum();
     let cli = format!("lbsim sweep --url '{}' --param {}", share_url_without_sweep(), sweep.spec);
     set_text("sweep-cli", &cli);
     with(|app| {
         app.sweep.spec = Some(sweep.clone());
-        app.sweep.running = Some(Running { sweep, scenarios, rows: Vec::new(), run_id: 0, seconds });
+        app.sweep.running = Some(SweepRun { sweep, scenarios, rows: Vec::new(), run_id: 0, seconds });
     });
     schedule_url();
     set_body_data("sweep", "running");
@@ -197,17 +176,17 @@ fn finish() {
     set_body_data("sweep", "ready");
 }
 
-/// Stops a running sweep (a newer input superseded it); says why.
-/// Returns whether one was running. A finished sweep on screen is marked
-/// as belonging to the previous scenario.
-pub fn stop(why: &str) -> bool {
-    let was = with(|app| app.sweep.running.take().is_some());
-    if was {
+/// Stops a running sweep (a newer input superseded it, its run was lost or
+/// cancelled); says why, and marks the body `data-sweep="stopped"`. A
+/// finished sweep on screen is marked as belonging to the previous
+/// scenario.
+pub fn stop(why: &str) {
+    if with(|app| app.sweep.running.take().is_some()) {
         status(&format!("Sweep stopped: {why}. Run it again for the new scenario."));
+        set_body_data("sweep", "stopped");
     } else if with(|app| app.sweep.result.is_some()) {
         status("The sweep shown is for the previous scenario: run it again for this one.");
     }
-    was
 }
 
 /// Draws the last finished sweep with the chosen figure.
@@ -215,7 +194,7 @@ pub fn draw() {
     let Some(canvas) = by_id("sweep") else { return };
     let figure = Figure::parse(&select("sweep-figure"));
     let Some((sweep, rows)) = with(|app| app.sweep.result.clone()) else { return };
-    if let Err(e) = plots::sweep(&canvas, &sweep, &rows, figure, &look()) {
+    if let Err(e) = plot(&canvas, &sweep, &rows, figure, &look()) {
         status(&e);
     }
 }

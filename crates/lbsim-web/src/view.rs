@@ -12,8 +12,14 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::controls::thousands;
-use crate::dom::{self, after, by_id, cancel, document, on, set_text};
-use crate::plots::{self, CdfView, Class, Look, OverTime};
+use crate::dom::{self, by_id, document, on, set_text};
+use crate::plots::cdf::{latency, CdfView, Class};
+use crate::plots::load::{columns, loads};
+use crate::plots::look::Look;
+use crate::plots::over_time::{
+    error_series, hit_series, over_time, queue_series, requests, server_legend, OverTime, Series,
+};
+use crate::plots::remap::remapping;
 use crate::state::{look, set_state, with};
 use crate::table;
 
@@ -61,17 +67,17 @@ pub fn show_report(report: &Report, what: Redraw) {
     let mut problems = Vec::new();
     if what.latency {
         if let Some(c) = canvas("cdf") {
-            if let Err(e) = plots::latency(&c, &results, view, MMc::of_scenario(&report.scenario), &look) {
+            if let Err(e) = latency(&c, &results, view, MMc::of_scenario(&report.scenario), &look) {
                 problems.push(e);
             }
         }
     }
     if what.loads {
         if let Some(c) = canvas("loads") {
-            let cols = plots::columns(f64::from(c.client_width().max(300)), results.len());
+            let cols = columns(f64::from(c.client_width().max(300)), results.len());
             let rows = results.len().div_ceil(cols).max(1);
             let _ = c.style().set_property("height", &format!("{}px", 40 + rows * 150));
-            if let Err(e) = plots::loads(&c, &results, |r| report.fair_load(r), cols, &look) {
+            if let Err(e) = loads(&c, &results, |r| report.fair_load(r), cols, &look) {
                 problems.push(e);
             }
         }
@@ -85,16 +91,10 @@ pub fn show_report(report: &Report, what: Redraw) {
             let _ = body.class_list().toggle_with_force("caches", report.has_caches());
         }
         let events = &report.scenario.events;
-        let plots: [(&str, &str, &str, plots::Series, bool); 3] = [
-            (
-                "queues",
-                "Longest queue on any server over time",
-                "requests waiting",
-                plots::queue_series,
-                false,
-            ),
-            ("errors", "Errors over time", "errors per bucket", plots::error_series, false),
-            ("hits", "Cache hit rate over time", "hit rate", plots::hit_series, true),
+        let plots: [(&str, &str, &str, Series, bool); 3] = [
+            ("queues", "Longest queue on any server over time", "requests waiting", queue_series, false),
+            ("errors", "Errors over time", "errors per bucket", error_series, false),
+            ("hits", "Cache hit rate over time", "hit rate", hit_series, true),
         ];
         for (id, title, y_desc, series, share) in plots {
             // A hidden plot is not drawn (it would cost the re-run time).
@@ -104,19 +104,19 @@ pub fn show_report(report: &Report, what: Redraw) {
             }
             if let Some(c) = canvas(id) {
                 let what = OverTime { title, y_desc, series, share };
-                if let Err(e) = plots::over_time(&c, &results, what, events, &look) {
+                if let Err(e) = over_time(&c, &results, what, events, &look) {
                     problems.push(e);
                 }
             }
         }
         if let Some(c) = canvas("requests").filter(|_| fleet) {
             let width = f64::from(c.client_width().max(300));
-            let cols = plots::columns(width, results.len());
+            let cols = columns(width, results.len());
             let rows = results.len().div_ceil(cols).max(1);
             let servers = results.first().map_or(0, |r| r.servers.len());
-            let (legend, _) = plots::server_legend(width, servers);
+            let (legend, _) = server_legend(width, servers);
             let _ = c.style().set_property("height", &format!("{}px", 40.0 + legend + rows as f64 * 150.0));
-            if let Err(e) = plots::requests(&c, &results, events, cols, &look) {
+            if let Err(e) = requests(&c, &results, events, cols, &look) {
                 problems.push(e);
             }
         }
@@ -172,7 +172,7 @@ pub fn draw_remapping(s: &Scenario, look: &Look, force: bool) {
     let reports: Vec<(&'static str, RemapReport)> =
         remap::compare(&base).into_iter().map(|(scheme, r)| (scheme.id(), r)).collect();
     if let Some(c) = canvas("remap") {
-        if let Err(e) = plots::remapping(&c, &reports, ideal, &words, look) {
+        if let Err(e) = remapping(&c, &reports, ideal, &words, look) {
             show_notice("The remapping plot could not be drawn", &[e]);
         }
     }
@@ -201,19 +201,6 @@ pub fn redraw(what: Redraw) {
     } else if what.remapping {
         draw_remapping(&with(|app| app.scenario.clone()), &look(), true);
     }
-}
-
-/// Redraws everything once resizing has paused.
-pub fn redraw_soon() {
-    if let Some(t) = with(|app| app.redraw_timer.take()) {
-        cancel(t);
-    }
-    let t = after(120, || {
-        with(|app| app.redraw_timer = None);
-        redraw(Redraw::ALL);
-        crate::sweep::draw();
-    });
-    with(|app| app.redraw_timer = Some(t));
 }
 
 /// Saves the canvas `id` as a PNG file.

@@ -3,19 +3,22 @@
 //! changes and pasted links.
 
 use lbsim_core::presets::{preset, Preset};
-use lbsim_core::{Scenario, ScenarioError};
+use lbsim_core::{Report, Scenario, ScenarioError};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event, HtmlDetailsElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 use crate::controls::{self, thousands, MAX_INTERACTIVE_REQUESTS};
-use crate::dom::{self, by_id, document, on, on_id, set_text, window};
+use crate::dom::{self, after, by_id, cancel, document, on, on_id, set_text, window};
+use crate::events;
 use crate::links::{embed_code, fragment, scenario_from_link, schedule_url, share_url};
-use crate::plots::{CdfView, Class};
-use crate::pool::{cancel_run, confirm_run, keep_last, request_run};
-use crate::state::{look, with};
+use crate::plots::cdf::{CdfView, Class};
+use crate::pool::{self, Listeners};
+use crate::run::{self, cancel_run, confirm_run, keep_last, request_run};
+use crate::state::{look, with, Purpose};
+use crate::sweep;
 use crate::table::{self, Sort};
-use crate::view::{draw_remapping, redraw, redraw_soon, save_png, show_notice, Redraw};
+use crate::view::{draw_remapping, redraw, save_png, show_notice, Redraw};
 
 /// Replaces the whole scenario (a link, a preset) and runs it.
 pub fn apply(scenario: Scenario) {
@@ -80,7 +83,7 @@ fn choose_preset(id: &str) {
 /// nothing happens yet; invalid, the control says why, is marked
 /// `aria-invalid`, and the results on screen say they belong to the last
 /// good value.
-pub(crate) fn on_control(key: &str, text: &str, commit: bool) {
+fn on_control(key: &str, text: &str, commit: bool) {
     controls::show_value(key, text);
     let mut next = with(|app| app.scenario.clone());
     let checked = if key == "algorithms" {
@@ -287,15 +290,28 @@ fn wire_sharing() {
     });
 }
 
+/// Redraws everything once resizing has paused.
+fn redraw_soon() {
+    if let Some(t) = with(|app| app.redraw_timer.take()) {
+        cancel(t);
+    }
+    let t = after(120, || {
+        with(|app| app.redraw_timer = None);
+        redraw(Redraw::ALL);
+        sweep::draw();
+    });
+    with(|app| app.redraw_timer = Some(t));
+}
+
 fn wire_window() {
     on(&window(), "resize", |_| redraw_soon());
     on(&window(), "hashchange", |_| {
-        let (s, p, sweep) = scenario_from_link(&fragment());
-        crate::sweep::from_link(sweep);
+        let (s, p, range) = scenario_from_link(&fragment());
+        sweep::from_link(range);
         let same = s == with(|app| app.scenario.clone()) && p == with(|app| app.preset);
         if same {
             // Only the sweep is new: it runs now, over the same scenario.
-            crate::sweep::start_if_asked();
+            sweep::start_if_asked();
         } else {
             // A pasted link is its own scenario, with the preset it names.
             with(|app| app.preset = p);
@@ -314,10 +330,20 @@ fn wire_window() {
     }
 }
 
-/// Connects every input of the page to what it does.
+/// A run's merged report goes to what the run was for.
+fn run_done(purpose: Purpose, run_id: u32, report: Report) {
+    match purpose {
+        Purpose::Main => run::drawn(run_id, report),
+        Purpose::Sweep => sweep::value_done(run_id, &report),
+    }
+}
+
+/// Connects every input of the page, and what the pool tells it, to
+/// what they do.
 pub fn wire() {
-    crate::sweep::wire();
-    crate::events::wire();
+    pool::listen(Listeners { done: run_done, sweep_lost: sweep::stop });
+    sweep::wire();
+    events::wire(|text| on_control("events", text, true), || with(|app| app.scenario.clone()));
     wire_form();
     wire_results();
     wire_sharing();

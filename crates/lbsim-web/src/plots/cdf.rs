@@ -1,0 +1,204 @@
+//! The latency plot: the CDF (or 1 - CDF) of every rule, and the Erlang C
+//! curve when the theory applies.
+
+use lbsim_core::presets::RequestClass;
+use lbsim_core::report::AlgorithmResult;
+use lbsim_core::theory::MMc;
+use plotters::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+use crate::plots::axis::{decade_ceil, decade_floor, ms_label, share_label, themed, unstretched};
+use crate::plots::frame::{fail, surface, titled};
+use crate::plots::legend::{legend, legend_rows, with_legend};
+use crate::plots::look::{drawing_order, Look};
+
+/// Which requests the latency plot shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Every request.
+    All,
+    /// Quick requests (bimodal work).
+    Quick,
+    /// Slow requests (bimodal work).
+    Slow,
+}
+
+impl From<RequestClass> for Class {
+    fn from(c: RequestClass) -> Class {
+        match c {
+            RequestClass::All => Class::All,
+            RequestClass::Quick => Class::Quick,
+            RequestClass::Slow => Class::Slow,
+        }
+    }
+}
+
+impl Class {
+    /// The value of the class switch that selects it.
+    pub fn value(self) -> &'static str {
+        match self {
+            Class::All => "all",
+            Class::Quick => "quick",
+            Class::Slow => "slow",
+        }
+    }
+
+    /// Reads the value of the class switch.
+    pub fn parse(text: &str) -> Class {
+        match text {
+            "quick" => Class::Quick,
+            "slow" => Class::Slow,
+            _ => Class::All,
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Class::All => "all requests",
+            Class::Quick => "quick requests",
+            Class::Slow => "slow requests",
+        }
+    }
+}
+
+/// How the latency plot is drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct CdfView {
+    /// Which requests.
+    pub class: Class,
+    /// 1 - CDF on a log scale instead of the CDF.
+    pub tail: bool,
+}
+
+/// The points of one result for the chosen class.
+fn points(r: &AlgorithmResult, class: Class) -> &[[f64; 2]] {
+    match class {
+        Class::All => &r.cdf.all,
+        Class::Quick => &r.cdf.quick,
+        Class::Slow => &r.cdf.slow,
+    }
+}
+
+/// Latency CDF (or 1 - CDF), log x, every shown algorithm overlaid, the
+/// Erlang C curve over it when `theory` is given. One rule far slower than
+/// the rest does not stretch the axis: its line runs off the right edge
+/// and its legend entry says "off scale" with its largest latency.
+pub fn latency(
+    canvas: &HtmlCanvasElement,
+    results: &[&AlgorithmResult],
+    view: CdfView,
+    theory: Option<MMc>,
+    look: &Look,
+) -> Result<(), String> {
+    let Some(root) = surface(canvas, look) else { return Ok(()) };
+    let title = format!(
+        "Latency, {}{}",
+        view.class.words(),
+        if view.tail { ": share slower than x (1 - CDF)" } else { ": share at most x (CDF)" }
+    );
+    let body = titled(&root, &title, look)?;
+    let (plot, side, columns) = with_legend(&body, results.len() + 3, look);
+    let all: Vec<[f64; 2]> =
+        results.iter().flat_map(|r| points(r, view.class).iter().copied()).filter(|p| p[0] > 0.0).collect();
+    if all.is_empty() {
+        plot.draw(&Text::new(
+            "no requests of this class",
+            (look.px(20.0) as i32, look.px(30.0) as i32),
+            look.font(14.0),
+        ))
+        .map_err(fail)?;
+        return root.present().map_err(fail);
+    }
+    let largest = |r: &&AlgorithmResult| points(r, view.class).iter().map(|p| p[0]).fold(0.0, f64::max);
+    let extremes: Vec<f64> = results.iter().map(largest).collect();
+    let (hi, _) = unstretched(&extremes, 3.0, 0.0);
+    let lo = all.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
+    let (mut x0, mut x1) = (decade_floor(lo), decade_ceil(hi));
+    if x1 <= x0 {
+        x1 = x0 * 10.0;
+    }
+    if hi / x0 < 2.0 {
+        x0 /= 10.0;
+    }
+    let y0 = if view.tail {
+        let smallest = all.iter().map(|p| 1.0 - p[1]).filter(|&t| t > 0.0).fold(1.0, f64::min);
+        decade_floor(smallest).max(1e-6)
+    } else {
+        0.0
+    };
+    // Muted rules first, so the lesson's rules are drawn over them.
+    let order = drawing_order(results, look);
+    let mut builder = ChartBuilder::on(&plot);
+    builder.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(58.0));
+    // Points past the axis are cut at its edge (plotters draws them
+    // outside the plot otherwise).
+    let clip = |x: f64| x.min(x1);
+    if view.tail {
+        let mut chart =
+            builder.build_cartesian_2d((x0..x1).log_scale(), (y0..1.0).log_scale()).map_err(fail)?;
+        themed(&mut chart.configure_mesh(), look, 12.0, 0.35)
+            .x_desc("latency (ms, log scale)")
+            .y_desc("share of requests slower (log)")
+            .x_label_formatter(&|v| ms_label(*v))
+            .y_label_formatter(&|v| share_label(*v))
+            .axis_desc_style(look.font(13.0))
+            .draw()
+            .map_err(fail)?;
+        for r in order {
+            let line =
+                points(r, view.class).iter().filter(|p| p[1] < 1.0 && p[0] <= x1).map(|p| (p[0], 1.0 - p[1]));
+            chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 2.0))).map_err(fail)?;
+        }
+        if let Some(m) = theory {
+            let curve: Vec<(f64, f64)> =
+                log_grid(x0, x1).map(|t| (t, m.sojourn_tail(t))).filter(|p| p.1 >= y0).collect();
+            chart
+                .draw_series(DashedLineSeries::new(
+                    curve,
+                    look.px(6.0),
+                    look.px(4.0),
+                    look.theme.fg.stroke_width(look.stroke(2.0)),
+                ))
+                .map_err(fail)?;
+        }
+    } else {
+        let mut chart = builder.build_cartesian_2d((x0..x1).log_scale(), 0.0..1.0).map_err(fail)?;
+        themed(&mut chart.configure_mesh(), look, 12.0, 0.35)
+            .x_desc("latency (ms, log scale)")
+            .y_desc("share of requests at most x")
+            .x_label_formatter(&|v| ms_label(*v))
+            .y_label_formatter(&|v| share_label(*v))
+            .axis_desc_style(look.font(13.0))
+            .draw()
+            .map_err(fail)?;
+        for r in order {
+            let line =
+                std::iter::once((x0, 0.0)).chain(points(r, view.class).iter().map(|p| (clip(p[0]), p[1])));
+            chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 2.0))).map_err(fail)?;
+        }
+        if let Some(m) = theory {
+            let curve: Vec<(f64, f64)> = log_grid(x0, x1).map(|t| (t, m.sojourn_cdf(t))).collect();
+            chart
+                .draw_series(DashedLineSeries::new(
+                    curve,
+                    look.px(6.0),
+                    look.px(4.0),
+                    look.theme.fg.stroke_width(look.stroke(2.0)),
+                ))
+                .map_err(fail)?;
+        }
+    }
+    let off: Vec<Option<String>> =
+        extremes.iter().map(|&top| (top > x1).then(|| format!("max {}", ms_label(top)))).collect();
+    let mut rows = legend_rows(results, &off, look);
+    if theory.is_some() {
+        rows.insert(results.len(), ("M/M/c (Erlang C)".to_string(), Some(look.theme.fg), true));
+    }
+    legend(&side, &rows, columns, look)?;
+    root.present().map_err(fail)
+}
+
+fn log_grid(x0: f64, x1: f64) -> impl Iterator<Item = f64> {
+    let (a, b) = (x0.ln(), x1.ln());
+    (0..=160).map(move |i| (a + (b - a) * f64::from(i) / 160.0).exp())
+}

@@ -1,0 +1,264 @@
+//! Series over time: the longest queue, the errors and the hit rate (one
+//! line per rule), and the requests sent to each server (one panel per
+//! rule), the fleet's events marked on each.
+
+use lbsim_core::events::{EventKind, Events};
+use lbsim_core::report::AlgorithmResult;
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use web_sys::HtmlCanvasElement;
+
+use crate::backend::Canvas;
+use crate::plots::axis::{themed, trim, unstretched};
+use crate::plots::frame::{fail, surface, titled, Area};
+use crate::plots::legend::{legend, legend_rows, with_legend, LegendRow};
+use crate::plots::look::{drawing_order, Look};
+
+/// A series over time of one result, one value per bucket of
+/// `queue_bucket_ms` (`None`: nothing to show there, drawn as a gap).
+pub type Series = fn(&AlgorithmResult) -> Vec<Option<f64>>;
+
+/// What an over-time plot shows: its title, its y axis, the series, and
+/// whether the series is a share (drawn 0 to 100%, whatever the values).
+#[derive(Clone, Copy, Debug)]
+pub struct OverTime {
+    /// The plot's title.
+    pub title: &'static str,
+    /// The y axis's description.
+    pub y_desc: &'static str,
+    /// The values per bucket.
+    pub series: Series,
+    /// A share in 0..1, drawn as a percentage on a fixed axis.
+    pub share: bool,
+}
+
+fn counts(series: &[u32]) -> Vec<Option<f64>> {
+    series.iter().map(|&n| Some(f64::from(n))).collect()
+}
+
+/// The longest queue on any server in each bucket.
+pub fn queue_series(r: &AlgorithmResult) -> Vec<Option<f64>> {
+    counts(&r.queue_series)
+}
+
+/// The errors in each bucket (fleet runs).
+pub fn error_series(r: &AlgorithmResult) -> Vec<Option<f64>> {
+    counts(r.error_series.as_deref().unwrap_or_default())
+}
+
+/// The cache hit rate of the requests dispatched in each bucket (caches
+/// on); a bucket without any is a gap.
+pub fn hit_series(r: &AlgorithmResult) -> Vec<Option<f64>> {
+    r.hit_series.clone().unwrap_or_default()
+}
+
+/// Time the buckets of a result span, in s.
+fn span_s(results: &[&AlgorithmResult]) -> f64 {
+    results
+        .iter()
+        .map(|r| r.queue_series.len() as f64 * r.queue_bucket_ms / 1000.0)
+        .fold(0.0, f64::max)
+        .max(1e-3)
+}
+
+/// The fleet's events as dashed vertical lines over a chart of time in s,
+/// each labelled ("s3 fail") at the top, labels moved down a row when
+/// they would run into the one before.
+fn markers(
+    chart: &mut ChartContext<'_, Canvas, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    area: &Area,
+    events: &Events,
+    top: f64,
+    css: f64,
+    look: &Look,
+) -> Result<(), String> {
+    let font = look.font(css).pos(Pos::new(HPos::Left, VPos::Top));
+    let mut ends = [i32::MIN; 3];
+    let (right, _) = area.dim_in_pixel();
+    for e in &events.0 {
+        let t = e.at_ms as f64 / 1000.0;
+        if t > chart.x_range().end {
+            continue;
+        }
+        let c = match e.kind {
+            EventKind::Fail | EventKind::Crash => look.theme.saturated,
+            _ => look.theme.fg,
+        };
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(t, 0.0), (t, top)],
+                look.px(4.0),
+                look.px(3.0),
+                c.stroke_width(look.stroke(1.0)),
+            ))
+            .map_err(fail)?;
+        let label = format!("{} {}", e.server, e.kind);
+        let (w, h) = area.estimate_text_size(&label, &font).unwrap_or((0, 0));
+        let at = chart.backend_coord(&(t, top));
+        let base = area.get_base_pixel();
+        let mut x = at.0 - base.0 + look.px(3.0) as i32;
+        // Near the right edge the label goes to the left of its line.
+        if x + w as i32 > right as i32 {
+            x = at.0 - base.0 - look.px(3.0) as i32 - w as i32;
+        }
+        let row = ends.iter().position(|&end| x > end).unwrap_or(0);
+        ends[row] = x + w as i32 + look.px(4.0) as i32;
+        let y = at.1 - base.1 + look.px(2.0) as i32 + row as i32 * (h as i32 + look.px(2.0) as i32);
+        // On the background's colour, so a line running along the top (a
+        // hit rate near 100%) does not cross the words.
+        let pad = look.px(2.0) as i32;
+        let back = [(x - pad, y - pad / 2), (x + w as i32 + pad, y + h as i32 + pad / 2)];
+        area.draw(&Rectangle::new(back, look.theme.bg.mix(0.85).filled())).map_err(fail)?;
+        area.draw(&Text::new(label, (x, y), font.clone().color(&c))).map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// A series over time (the longest queue on any server, the errors, the
+/// hit rate), one line per algorithm, the fleet's events marked; a rule
+/// whose line dwarfs the rest runs off the top, marked in the legend.
+pub fn over_time(
+    canvas: &HtmlCanvasElement,
+    results: &[&AlgorithmResult],
+    what: OverTime,
+    events: &Events,
+    look: &Look,
+) -> Result<(), String> {
+    let Some(root) = surface(canvas, look) else { return Ok(()) };
+    let body = titled(&root, what.title, look)?;
+    let (plot, side, columns) = with_legend(&body, results.len() + 2, look);
+    let span = span_s(results);
+    let scale = if what.share { 100.0 } else { 1.0 };
+    let values = |r: &AlgorithmResult| (what.series)(r).into_iter().map(move |v| v.map(|v| v * scale));
+    let peaks: Vec<f64> = results.iter().map(|r| values(r).flatten().fold(0.0, f64::max)).collect();
+    let top = if what.share {
+        100.0
+    } else {
+        // A few requests are never an outlier, even when the other rules
+        // have none.
+        let (peak, _) = unstretched(&peaks, 4.0, 10.0);
+        (peak * 1.1).max(1.0)
+    };
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(look.px(8.0))
+        .x_label_area_size(look.px(42.0))
+        .y_label_area_size(look.px(58.0))
+        .build_cartesian_2d(0.0..span, 0.0..top)
+        .map_err(fail)?;
+    let y_label = |v: &f64| if what.share { format!("{}%", trim(*v)) } else { trim(*v) };
+    themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
+        .x_desc("time (s)")
+        .y_desc(what.y_desc)
+        .y_labels(if what.share { 6 } else { 10 })
+        .x_label_formatter(&|v| trim(*v))
+        .y_label_formatter(&y_label)
+        .axis_desc_style(look.font(13.0))
+        .draw()
+        .map_err(fail)?;
+    let order = drawing_order(results, look);
+    for r in order {
+        let step = r.queue_bucket_ms / 1000.0;
+        // One line per stretch of buckets with a value: a gap stays a gap.
+        let mut stretch = Vec::new();
+        for (i, v) in values(r).chain([None]).enumerate() {
+            match v {
+                Some(v) => stretch.push((i as f64 * step, v.min(top))),
+                None if !stretch.is_empty() => {
+                    let style = look.line(r.algorithm, 1.5);
+                    chart.draw_series(LineSeries::new(std::mem::take(&mut stretch), style)).map_err(fail)?;
+                }
+                None => {}
+            }
+        }
+    }
+    markers(&mut chart, &plot, events, top, 11.0, look)?;
+    let off: Vec<Option<String>> = peaks.iter().map(|&p| (p > top).then(|| format!("peak {p}"))).collect();
+    legend(&side, &legend_rows(results, &off, look), columns, look)?;
+    root.present().map_err(fail)
+}
+
+/// Colours of servers in the requests plot (Okabe-Ito and Paul Tol's,
+/// readable on both themes' backgrounds), repeated past eight.
+const SERVER_COLOURS: [RGBColor; 8] = [
+    RGBColor(0x00, 0x72, 0xB2),
+    RGBColor(0xE6, 0x9F, 0x00),
+    RGBColor(0x00, 0x9E, 0x73),
+    RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0x56, 0xB4, 0xE9),
+    RGBColor(0xD5, 0x5E, 0x00),
+    RGBColor(0xAA, 0x44, 0x99),
+    RGBColor(0x99, 0x99, 0x33),
+];
+
+/// Most servers drawn one line each.
+const MAX_SERVER_LINES: usize = 32;
+
+/// The requests plot's legend height in CSS px for `servers` servers on a
+/// canvas `css_width` wide, and its columns.
+pub fn server_legend(css_width: f64, servers: usize) -> (f64, usize) {
+    let columns = ((css_width / 90.0) as usize).max(1);
+    (17.0 * servers.min(MAX_SERVER_LINES).div_ceil(columns) as f64 + 14.0, columns)
+}
+
+/// Requests sent to each server over time (per second), one panel per
+/// algorithm, one line per server, the fleet's events marked.
+pub fn requests(
+    canvas: &HtmlCanvasElement,
+    results: &[&AlgorithmResult],
+    events: &Events,
+    cols: usize,
+    look: &Look,
+) -> Result<(), String> {
+    let Some(root) = surface(canvas, look) else { return Ok(()) };
+    let Some(first) = results.first() else { return Ok(()) };
+    let body = titled(&root, "Requests sent to each server over time (per second)", look)?;
+    let n = first.servers.len();
+    let (w, _) = body.dim_in_pixel();
+    let (height, columns) = server_legend(f64::from(w) / look.scale, n);
+    let (key, body) = body.split_vertically(look.px(height));
+    let rows: Vec<LegendRow> = first
+        .servers
+        .iter()
+        .take(MAX_SERVER_LINES)
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), Some(SERVER_COLOURS[i % 8]), true))
+        .collect();
+    legend(&key, &rows, columns, look)?;
+    let per_s = |r: &AlgorithmResult, count: u32| f64::from(count) * 1000.0 / r.queue_bucket_ms.max(1e-9);
+    let peak = results
+        .iter()
+        .flat_map(|r| r.servers.iter().flat_map(|s| s.requests_series.iter().flatten().map(|&c| per_s(r, c))))
+        .fold(0.0, f64::max);
+    let top = (peak * 1.1).max(1.0);
+    let span = span_s(results);
+    let panels = body.split_evenly((results.len().div_ceil(cols), cols));
+    for (i, (panel, r)) in panels.iter().zip(results).enumerate() {
+        let first_column = i % cols == 0;
+        let mut chart = ChartBuilder::on(panel)
+            .caption(r.algorithm.id(), look.font(13.0))
+            .margin(look.px(6.0))
+            .x_label_area_size(look.px(18.0))
+            .y_label_area_size(look.px(if first_column { 44.0 } else { 30.0 }))
+            .build_cartesian_2d(0.0..span, 0.0..top)
+            .map_err(fail)?;
+        themed(&mut chart.configure_mesh(), look, 11.0, 0.0)
+            .x_labels(4)
+            .y_labels(4)
+            .x_label_formatter(&|v| format!("{} s", trim(*v)))
+            .y_label_formatter(&|v| trim(*v))
+            .y_desc(if first_column { "requests/s" } else { "" })
+            .axis_desc_style(look.font(11.0))
+            .draw()
+            .map_err(fail)?;
+        for (j, s) in r.servers.iter().enumerate().take(MAX_SERVER_LINES) {
+            let step = r.queue_bucket_ms / 1000.0;
+            let line =
+                s.requests_series.iter().flatten().enumerate().map(|(k, &c)| (k as f64 * step, per_s(r, c)));
+            let style = SERVER_COLOURS[j % 8].stroke_width(look.stroke(1.5));
+            chart.draw_series(LineSeries::new(line, style)).map_err(fail)?;
+        }
+        markers(&mut chart, panel, events, top, 10.0, look)?;
+    }
+    root.present().map_err(fail)
+}
