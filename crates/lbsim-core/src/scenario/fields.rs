@@ -136,6 +136,18 @@ fields![
 /// The fields of locality and connections (SPEC section 13).
 pub const LOCALITY_KEYS: &[&str] = &["cache-keys", "hit-cost", "layer", "conn-life-ms"];
 
+/// The fields that place a hashing rule's servers and keys: the hash
+/// function, the ring points per weight unit and whose ring construction.
+/// A remapping experiment (SPEC section 5) takes them as the scenario's
+/// rules do, so one it shows is the ring a run builds.
+pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "ring"];
+
+/// With [`PLACEMENT_KEYS`], every field a rule's picks on an idle pool
+/// depend on (what `lbsim trace` shows): the servers, their weights and
+/// names, bounded-load's factor (the pool the rules are built over) and the
+/// seed of the rules' random streams.
+pub const POOL_KEYS: &[&str] = &["servers", "weights", "names", "balance-factor", "seed"];
+
 /// The fields of the fleet over time (SPEC section 12), `events` first.
 pub const FLEET_KEYS: &[&str] = &[
     "events",

@@ -25,6 +25,7 @@ pub use self::error::{ScenarioError, Unprintable};
 use self::fields::table;
 pub use self::fields::{
     field_spec, valid_name, Field, FieldKind, FIELDS, FLEET_KEYS, LOCALITY_KEYS, MAX_RING_POINTS, MAX_SEED,
+    PLACEMENT_KEYS, POOL_KEYS,
 };
 pub use self::kinds::{CheckKind, Layer, WorkKind};
 pub use self::model::Scenario;
