@@ -1,4 +1,5 @@
-//! `cargo xtask bench`: the benchmarks whose figures the README quotes.
+//! `cargo xtask bench`: the benchmarks whose figures docs/performance.md
+//! quotes.
 //!
 //! - `cargo xtask bench core`: the core natively vs in wasm, per algorithm;
 //! - `cargo xtask bench cli [REQUESTS]`: the `lbsim` binary vs the article's

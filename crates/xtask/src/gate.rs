@@ -29,8 +29,10 @@ pub fn test() -> Result<(), String> {
     run("cargo", &["fmt", "--all", "--check"])?;
     step("cargo clippy, warnings denied");
     run("cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    crate::layers::check()?;
     step("cargo test (unit, property, theory and CLI tests)");
     run("cargo", &["test", "--workspace"])?;
+    crate::docs::check(false)?;
     step("core for wasm32-unknown-unknown without std");
     run(
         "cargo",

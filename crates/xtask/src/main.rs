@@ -2,15 +2,28 @@
 //!
 //! - `cargo xtask test`: the whole gate, in order, as CI runs it.
 //! - `cargo xtask serve` / `cargo xtask build`: the playground page.
-//! - `cargo xtask bench`: the benchmarks whose figures the README quotes.
+//! - `cargo xtask bench`: the benchmarks whose figures docs/performance.md
+//!   quotes.
 //! - `cargo xtask fuzz [CASES]`: the fuzz harness's long run.
+//! - `cargo xtask docs-check [--bless]`: the docs' `console` examples run
+//!   against the built `lbsim` and must print what they show, and their
+//!   links must lead somewhere (`--bless` rewrites the shown outputs); the
+//!   gate runs it after the tests.
+//!
+//! - `cargo xtask browser [FILE...]`: the browser tests alone (all, or the
+//!   files named), after building the page.
+//! - `cargo xtask layers`: no import circle between files, and no module
+//!   naming a higher layer than its own (the layers are listed in
+//!   `layers.rs`); the gate runs it after clippy.
 //!
 //! Each command installs what it needs the first time (the wasm target,
 //! Trunk, the wasm-bindgen CLI, Chromium, npm packages), saying so.
 
 mod bench;
+mod docs;
 mod fuzz;
 mod gate;
+mod layers;
 mod tools;
 mod web;
 
@@ -24,8 +37,11 @@ fn main() -> ExitCode {
         Some("build") => web::build().map(|_| ()),
         Some("bench") => bench::bench(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
+        Some("layers") => layers::check(),
+        Some("browser") => web::browser(&args[1..]),
+        Some("docs-check") => docs::docs_check(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <test|serve|build|bench|fuzz>");
+            eprintln!("usage: cargo xtask <test|serve|build|bench|fuzz|docs-check|layers|browser>");
             return ExitCode::from(2);
         }
     };

@@ -203,8 +203,20 @@ fn node_with_browser(args: &[&str]) -> Result<(), String> {
 /// Browser tests in headless Chromium against the built `dist/`;
 /// screenshots go to `test-output/`.
 pub fn browser_tests() -> Result<(), String> {
+    browser(&[])
+}
+
+/// `cargo xtask browser [FILE...]`: the browser tests of the files given
+/// (all of `tests/` without any), after building `dist/`, for working on
+/// the page without the rest of the gate.
+pub fn browser(files: &[String]) -> Result<(), String> {
     step("browser tests: headless Chromium against dist/ (screenshots in test-output/)");
-    node_with_browser(&["--test", "--test-concurrency=1", "tests/"])
+    let mut args = vec!["--test", "--test-concurrency=1"];
+    if files.is_empty() {
+        args.push("tests/");
+    }
+    args.extend(files.iter().map(String::as_str));
+    node_with_browser(&args)
 }
 
 /// The page's performance figures in headless Chromium: input change to
