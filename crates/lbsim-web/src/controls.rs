@@ -4,7 +4,7 @@
 
 use lbsim_core::balancer::placement::Placement;
 use lbsim_core::hash::HashFn;
-use lbsim_core::scenario::{field_spec, CheckKind, Field, FieldKind, Layer, WorkKind};
+use lbsim_core::scenario::{field_spec, CheckKind, Field, FieldKind, Group, Layer, WorkKind, FIELDS};
 use lbsim_core::{AlgorithmId, Scenario};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -16,53 +16,11 @@ use crate::palette;
 /// CLI runs up to the table's maximum.
 pub const MAX_INTERACTIVE_REQUESTS: u64 = 1_000_000;
 
-/// Where each field goes and what it is called on the page.
-pub const LAYOUT: &[(&str, &str, &str)] = &[
-    ("servers", "fleet", "servers"),
-    ("slots", "fleet", "slots per server"),
-    ("speeds", "fleet", "speed per server"),
-    ("weights", "fleet", "weight per server"),
-    ("names", "fleet", "server names"),
-    ("balancers", "fleet", "balancer copies"),
-    ("requests", "traffic", "requests"),
-    ("load", "traffic", "target load"),
-    ("rate", "traffic", "rate (requests/s)"),
-    ("users", "traffic", "users"),
-    ("zipf", "traffic", "Zipf s"),
-    ("seed", "traffic", "seed"),
-    ("work", "work", "work distribution"),
-    ("slow-share", "work", "slow share"),
-    ("fast-ms", "work", "quick work (ms)"),
-    ("slow-ms", "work", "slow work (ms)"),
-    ("mean-ms", "work", "mean work (ms)"),
-    ("sigma", "work", "log-normal sigma"),
-    ("hash", "hashing", "hash function"),
-    ("vnodes", "hashing", "ring points per weight"),
-    ("balance-factor", "hashing", "bounded-load factor (%)"),
-    ("ring", "hashing", "ring placement"),
-    ("events", "events", "events"),
-    ("retries", "health", "retries"),
-    ("count-5xx", "health", "count 5xx as failed (1 = yes)"),
-    ("error-ms", "health", "500 answered after (ms)"),
-    ("connect-ms", "health", "connection error after (ms)"),
-    ("max-fails", "health", "max fails (NGINX; 0 = off)"),
-    ("fail-timeout-ms", "health", "fail timeout (ms)"),
-    ("check-ms", "health", "check interval (ms, HAProxy; 0 = off)"),
-    ("check", "health", "check type"),
-    ("fall", "health", "fall (failed checks)"),
-    ("rise", "health", "rise (good checks)"),
-    ("outlier-5xx", "health", "errors in a row to eject (Envoy; 0 = off)"),
-    ("ejection-ms", "health", "ejection time (ms)"),
-    ("max-ejection", "health", "max ejected (% of pool)"),
-    ("warmup-ms", "health", "warm-up (ms; 0 = off)"),
-    ("cold-speed", "health", "cold speed (share)"),
-    ("slow-start-ms", "health", "slow start (ms, Envoy; 0 = off)"),
-    ("slow-start-aggression", "health", "slow-start aggression"),
-    ("cache-keys", "locality", "cached users per server (0 = off)"),
-    ("hit-cost", "locality", "work of a cache hit (share)"),
-    ("layer", "locality", "balancer layer"),
-    ("conn-life-ms", "locality", "connection lifetime (ms; 0 = never re-opened)"),
-];
+/// The fields the form shows, in the table's order, each in the group its
+/// row names and under its row's label (the rules are the checkboxes).
+pub fn layout() -> impl Iterator<Item = &'static Field> {
+    FIELDS.iter().filter(|f| f.group != Group::Rules)
+}
 
 /// Real fields with a small range get a slider; the rest a number box.
 fn is_slider(f: &Field) -> bool {
@@ -132,9 +90,10 @@ fn input_id(key: &str) -> String {
 
 /// Builds every control into its fieldset.
 pub fn build() {
-    for &(key, group, label) in LAYOUT {
-        let Some(f) = field_spec(key) else { continue };
-        let Some(fieldset) = document().query_selector(&format!("[data-group={group}]")).ok().flatten()
+    for f in layout() {
+        let (key, label) = (f.key, f.label);
+        let Some(fieldset) =
+            document().query_selector(&format!("[data-group={}]", f.group.id())).ok().flatten()
         else {
             continue;
         };
@@ -251,7 +210,7 @@ fn value_text(scenario: &Scenario, key: &str) -> String {
 /// what the scenario changed is in view.
 pub fn sync(scenario: &Scenario) {
     let defaults = Scenario::default();
-    for &(key, _, _) in LAYOUT {
+    for key in layout().map(|f| f.key) {
         sync_one(scenario, key);
         if scenario.get(key) != defaults.get(key) {
             let group = document()
@@ -324,7 +283,7 @@ pub fn set_error(key: &str, message: &str) {
 /// Says over the results that they belong to the last good scenario while
 /// `key` holds a value that cannot run (`last_good` is what ran).
 pub fn show_stale(key: &str, last_good: &str) {
-    let label = LAYOUT.iter().find(|(k, _, _)| *k == key).map_or(key, |(_, _, label)| *label);
+    let label = field_spec(key).map_or(key, |f| f.label);
     let shown = if last_good.is_empty() { "its default" } else { last_good };
     if let Some(stale) = by_id::<HtmlElement>("stale") {
         stale.set_text_content(Some(&format!(
@@ -360,7 +319,7 @@ fn hide_stale() {
 /// (the last valid one), so no control shows a value the results do not
 /// belong to once a run goes ahead.
 pub fn revert_invalid(scenario: &Scenario) {
-    for &(key, _, _) in LAYOUT {
+    for key in layout().map(|f| f.key) {
         let invalid = document()
             .query_selector(&format!(".control.invalid[data-key=\"{key}\"]"))
             .ok()
@@ -374,7 +333,7 @@ pub fn revert_invalid(scenario: &Scenario) {
 
 /// Clears every control's error.
 pub fn clear_errors() {
-    for &(key, _, _) in LAYOUT {
+    for key in layout().map(|f| f.key) {
         set_error(key, "");
     }
     set_error("algorithms", "");
@@ -385,7 +344,7 @@ pub fn clear_errors() {
 /// for constant work, load when a rate is given, ...), as the core's
 /// [`Scenario::uses`] says; disabled, they leave the tab order too.
 pub fn mark_inactive(scenario: &Scenario) {
-    for &(key, _, _) in LAYOUT {
+    for key in layout().map(|f| f.key) {
         let inactive = !scenario.uses(key);
         if let Some(wrap) = document().query_selector(&format!(".control[data-key=\"{key}\"]")).ok().flatten()
         {

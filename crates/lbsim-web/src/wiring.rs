@@ -3,6 +3,7 @@
 //! changes and pasted links.
 
 use lbsim_core::presets::{preset, Preset};
+use lbsim_core::scenario::field_spec;
 use lbsim_core::{Report, Scenario, ScenarioError};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -146,11 +147,7 @@ fn on_control(key: &str, text: &str, commit: bool) {
             schedule_url();
         }
         Err(e) => {
-            let field = if controls::LAYOUT.iter().any(|(k, _, _)| *k == e.field) || e.field == "algorithms" {
-                e.field.clone()
-            } else {
-                key.to_string()
-            };
+            let field = if field_spec(&e.field).is_some() { e.field.clone() } else { key.to_string() };
             controls::set_error(&field, &e.to_string());
             let last_good = with(|app| app.scenario.get(&field)).unwrap_or_default();
             controls::show_stale(&field, &last_good);

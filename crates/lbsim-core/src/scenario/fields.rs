@@ -9,9 +9,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use super::error::{ScenarioError, UNKNOWN_KEY};
 use super::kinds::{CheckKind, Layer, WorkKind};
-use super::model::Scenario;
 use crate::balancer::placement::Placement;
 use crate::balancer::AlgorithmId;
 use crate::events::{self, Events};
@@ -34,6 +35,49 @@ pub enum FieldKind {
     Events,
 }
 
+/// Where a field belongs: the page groups its controls so, and the fleet
+/// over time (SPEC section 12) is the `Events` and `Health` groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// The servers: how many, their slots, speeds, weights and names.
+    Servers,
+    /// The arrivals and their users.
+    Traffic,
+    /// The work distribution.
+    Work,
+    /// Which rules run (the page shows them as the rules' checkboxes).
+    Rules,
+    /// The hashing rules' settings.
+    Hashing,
+    /// Fleet events over time.
+    Events,
+    /// Health checks, retries, warm-up and slow start.
+    Health,
+    /// Caches and connections (SPEC section 13).
+    Locality,
+}
+
+impl Group {
+    /// The id the page's group of controls carries (`data-group`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Group::Servers => "fleet",
+            Group::Traffic => "traffic",
+            Group::Work => "work",
+            Group::Rules => "algorithms",
+            Group::Hashing => "hashing",
+            Group::Events => "events",
+            Group::Health => "health",
+            Group::Locality => "locality",
+        }
+    }
+
+    /// Whether its fields are the fleet over time's (SPEC section 12).
+    pub fn over_time(self) -> bool {
+        matches!(self, Group::Events | Group::Health)
+    }
+}
+
 /// One row of the table of ranges.
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
@@ -47,6 +91,11 @@ pub struct Field {
     pub max: f64,
     /// Step for sliders.
     pub step: f64,
+    /// Where the field belongs: the page's group of controls, and
+    /// whether it is a setting of the fleet over time.
+    pub group: Group,
+    /// Its short name on the page.
+    pub label: &'static str,
     /// What the field means, with its unit.
     pub meaning: &'static str,
     /// Sets the field from its text form, checked against this row.
@@ -62,11 +111,33 @@ pub const MAX_RING_POINTS: u64 = 1 << 22;
 /// Largest seed: seeds travel through JavaScript numbers on the page.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
-/// Builds [`FIELDS`] from rows of `(scenario field, key, kind, min, max,
-/// step, meaning)`: the accessors come from the field's type
-/// ([`FieldValue`]), so no list of keys is kept beside the table.
-macro_rules! fields {
-    ($(($field:ident, $key:literal, $kind:ident, $min:expr, $max:expr, $step:expr, $meaning:expr)),* $(,)?) => {
+/// Declares the [`Scenario`] type, its `Default` and [`FIELDS`] from one
+/// row per field: `name: type = default => (key, kind, min, max, step,
+/// group, label, meaning)`, its doc comment and serde attributes above it.
+/// The accessors come from the field's type ([`FieldValue`]), so a field
+/// is its row and nothing is listed twice.
+macro_rules! scenario {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident;
+        $(
+            $(#[$attr:meta])*
+            $field:ident: $ty:ty = $default:expr
+                => ($key:literal, $kind:ident, $min:expr, $max:expr, $step:expr, $group:ident, $label:literal,
+                    $meaning:expr),
+        )*
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($(#[$attr])* pub $field: $ty,)*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name { $($field: $default,)* }
+            }
+        }
+
         /// The one table of scenario fields and their ranges. The CLI builds its
         /// flags from it, the URL codec its keys, the page its inputs.
         pub const FIELDS: &[Field] = &[$(Field {
@@ -75,6 +146,8 @@ macro_rules! fields {
             min: $min,
             max: $max,
             step: $step,
+            group: Group::$group,
+            label: $label,
             meaning: $meaning,
             write: |scenario, field, text| {
                 scenario.$field = FieldValue::parse(field, text)?;
@@ -85,56 +158,253 @@ macro_rules! fields {
     };
 }
 
-fields![
-    (servers, "servers", Integer, 1.0, 1024.0, 1.0, "number of servers"),
-    (slots, "slots", Integer, 1.0, 1024.0, 1.0, "concurrent slots per server"),
-    (requests, "requests", Integer, 1.0, 10_000_000.0, 1.0, "number of requests"),
-    (load, "load", Real, 0.01, 2.0, 0.01, "target offered load (1 = all slots busy)"),
-    (rate, "rate", Real, 0.001, 10_000_000.0, 0.1, "arrival rate in requests/s (overrides load)"),
-    (work, "work", Choice, 0.0, 0.0, 0.0, "work distribution: bimodal, constant, exponential, lognormal"),
-    (slow_share, "slow-share", Real, 0.0, 1.0, 0.01, "share of requests that are slow (bimodal)"),
-    (fast_ms, "fast-ms", Real, 0.001, 1_000_000.0, 1.0, "work of a quick request in ms (bimodal)"),
-    (slow_ms, "slow-ms", Real, 0.001, 1_000_000.0, 1.0, "work of a slow request in ms (bimodal)"),
-    (mean_ms, "mean-ms", Real, 0.001, 1_000_000.0, 1.0, "mean work in ms (constant, exponential, lognormal)"),
-    (sigma, "sigma", Real, 0.01, 4.0, 0.01, "shape of log-normal work"),
-    (users, "users", Integer, 1.0, 1_000_000.0, 1.0, "number of distinct users"),
-    (zipf, "zipf", Real, 0.0, 5.0, 0.01, "Zipf exponent of user popularity (0 = uniform)"),
-    (seed, "seed", Integer, 0.0, MAX_SEED as f64, 1.0, "seed of every random stream"),
-    (speeds, "speeds", NumberList, 0.01, 100.0, 0.01, "speed factor per server, one per server"),
-    (weights, "weights", NumberList, 1.0, 1000.0, 1.0, "weight per server, one per server"),
-    (names, "names", NameList, 1.0, 32.0, 0.0, "server names, one per server (letters, digits, - _ . and :, as host:port)"),
-    (balancers, "balancers", Integer, 1.0, 64.0, 1.0, "balancer copies, each seeing only its own requests"),
-    (algorithms, "algorithms", NameList, 0.0, 0.0, 0.0, "algorithms to run"),
-    (hash, "hash", Choice, 0.0, 0.0, 0.0, "hash function: fnv1a32, xxh32, xxh64, crc32 (unset: fnv1a32 for user-hash, xxh64 otherwise)"),
-    (vnodes, "vnodes", Integer, 1.0, 1000.0, 1.0, "ring points per weight unit"),
-    (balance_factor, "balance-factor", Integer, 100.0, 1000.0, 1.0, "bounded-load factor in percent (HAProxy)"),
-    (ring, "ring", Choice, 0.0, 0.0, 0.0, "ring placement: lbsim, nginx (hash consistent: CRC-32, 160 per weight) or ketama (MD5); nginx and ketama override hash and vnodes"),
-    (events, "events", Events, 0.0, events::MAX_EVENTS as f64, 0.0, "fleet events over time"),
-    (error_ms, "error-ms", Real, 0.001, 60_000.0, 1.0, "time a failing server takes to answer 500, in ms"),
-    (connect_ms, "connect-ms", Real, 0.001, 60_000.0, 1.0, "time until a crashed server's connection error, in ms"),
-    (retries, "retries", Integer, 0.0, 10.0, 1.0, "retries of a failed request on another server"),
-    (count_5xx, "count-5xx", Integer, 0.0, 1.0, 1.0, "1: a 500 counts as failed (NGINX http_500)"),
-    (max_fails, "max-fails", Integer, 0.0, 100.0, 1.0, "failures that mark a server down (NGINX; 0 = off)"),
-    (fail_timeout_ms, "fail-timeout-ms", Integer, 1.0, 3_600_000.0, 100.0, "NGINX fail_timeout in ms"),
-    (check_ms, "check-ms", Integer, 0.0, 600_000.0, 100.0, "active check interval in ms (HAProxy; 0 = off)"),
-    (fall, "fall", Integer, 1.0, 100.0, 1.0, "failed checks in a row that mark a server down"),
-    (rise, "rise", Integer, 1.0, 100.0, 1.0, "good checks in a row that mark it up"),
-    (check, "check", Choice, 0.0, 0.0, 0.0, "active check: tcp (fails on a crash) or http (also on fail)"),
-    (outlier_5xx, "outlier-5xx", Integer, 0.0, 100.0, 1.0, "errors in a row that eject a server (Envoy; 0 = off)"),
-    (ejection_ms, "ejection-ms", Integer, 1.0, 3_600_000.0, 100.0, "Envoy base ejection time in ms"),
-    (max_ejection, "max-ejection", Integer, 0.0, 100.0, 1.0, "most of the pool ejected at once, in percent"),
-    (warmup_ms, "warmup-ms", Integer, 0.0, 3_600_000.0, 100.0, "warm-up of a joining or recovered server, ms"),
-    (cold_speed, "cold-speed", Real, 0.01, 1.0, 0.01, "speed of a cold server, as a share of its speed"),
-    (slow_start_ms, "slow-start-ms", Integer, 0.0, 3_600_000.0, 100.0, "slow-start window in ms (Envoy; 0 = off)"),
-    (slow_start_aggression, "slow-start-aggression", Real, 0.1, 10.0, 0.1, "slow-start aggression (Envoy)"),
-    (cache_keys, "cache-keys", Integer, 0.0, 1_000_000.0, 10.0, "users each server caches, LRU (0 = no caches)"),
-    (hit_cost, "hit-cost", Real, 0.0, 1.0, 0.05, "work of a cache hit, as a share of the request's"),
-    (layer, "layer", Choice, 0.0, 0.0, 0.0, "7: every request placed; 4: each user's long-lived connection placed once"),
-    (conn_life_ms, "conn-life-ms", Integer, 0.0, 86_400_000.0, 1000.0, "layer 4: a connection is re-opened after this long, ms (0 = never)"),
-];
+// Fields of the fleet (SPEC section 12) are written to JSON only when they
+// differ from their defaults, so a static scenario's JSON is what it was.
+fn is_u32<const D: u32>(v: &u32) -> bool {
+    *v == D
+}
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
+}
+fn is_quarter(v: &f64) -> bool {
+    *v == 0.25
+}
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+fn is_tcp(v: &CheckKind) -> bool {
+    *v == CheckKind::Tcp
+}
 
-/// The fields of locality and connections (SPEC section 13).
-pub const LOCALITY_KEYS: &[&str] = &["cache-keys", "hit-cost", "layer", "conn-life-ms"];
+fn is_l7(v: &Layer) -> bool {
+    *v == Layer::L7
+}
+fn is_fifth(v: &f64) -> bool {
+    *v == 0.2
+}
+
+scenario! {
+    /// A complete, self-contained description of one experiment.
+    ///
+    /// `Default` is the article's lab: 4 servers x 8 slots, 20,000 Poisson
+    /// arrivals at 65% load, 10% slow requests (400 ms), the rest 20 ms, 2,000
+    /// users with Zipf s = 1, seed 16.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+    pub struct Scenario;
+
+    /// Number of servers.
+    servers: u32 = 4
+        => ("servers", Integer, 1.0, 1024.0, 1.0, Servers, "servers",
+            "number of servers"),
+    /// Concurrent slots per server.
+    slots: u32 = 8
+        => ("slots", Integer, 1.0, 1024.0, 1.0, Servers, "slots per server",
+            "concurrent slots per server"),
+    /// Number of requests (Poisson arrivals).
+    requests: u64 = 20_000
+        => ("requests", Integer, 1.0, 10_000_000.0, 1.0, Traffic, "requests",
+            "number of requests"),
+    /// Target offered load; used when `rate` is not given.
+    load: f64 = 0.65
+        => ("load", Real, 0.01, 2.0, 0.01, Traffic, "target load",
+            "target offered load (1 = all slots busy)"),
+    /// Arrival rate in requests per second; overrides `load` when set.
+    rate: Option<f64> = None
+        => ("rate", Real, 0.001, 10_000_000.0, 0.1, Traffic, "rate (requests/s)",
+            "arrival rate in requests/s (overrides load)"),
+    /// Work distribution.
+    work: WorkKind = WorkKind::Bimodal
+        => ("work", Choice, 0.0, 0.0, 0.0, Work, "work distribution",
+            "work distribution: bimodal, constant, exponential, lognormal"),
+    /// Share of slow requests (bimodal work).
+    slow_share: f64 = 0.1
+        => ("slow-share", Real, 0.0, 1.0, 0.01, Work, "slow share",
+            "share of requests that are slow (bimodal)"),
+    /// Work of a quick request in ms (bimodal).
+    fast_ms: f64 = 20.0
+        => ("fast-ms", Real, 0.001, 1_000_000.0, 1.0, Work, "quick work (ms)",
+            "work of a quick request in ms (bimodal)"),
+    /// Work of a slow request in ms (bimodal).
+    slow_ms: f64 = 400.0
+        => ("slow-ms", Real, 0.001, 1_000_000.0, 1.0, Work, "slow work (ms)",
+            "work of a slow request in ms (bimodal)"),
+    /// Mean work in ms (constant, exponential, lognormal).
+    mean_ms: f64 = 58.0
+        => ("mean-ms", Real, 0.001, 1_000_000.0, 1.0, Work, "mean work (ms)",
+            "mean work in ms (constant, exponential, lognormal)"),
+    /// Shape of the log-normal work.
+    sigma: f64 = 1.0
+        => ("sigma", Real, 0.01, 4.0, 0.01, Work, "log-normal sigma",
+            "shape of log-normal work"),
+    /// Number of distinct users.
+    users: u32 = 2_000
+        => ("users", Integer, 1.0, 1_000_000.0, 1.0, Traffic, "users",
+            "number of distinct users"),
+    /// Zipf exponent of user popularity (0 = uniform).
+    zipf: f64 = 1.0
+        => ("zipf", Real, 0.0, 5.0, 0.01, Traffic, "Zipf s",
+            "Zipf exponent of user popularity (0 = uniform)"),
+    /// Seed of every random stream.
+    seed: u64 = 16
+        => ("seed", Integer, 0.0, MAX_SEED as f64, 1.0, Traffic, "seed",
+            "seed of every random stream"),
+    /// Speed factor per server; empty means all 1.
+    speeds: Vec<f64> = Vec::new()
+        => ("speeds", NumberList, 0.01, 100.0, 0.01, Servers, "speed per server",
+            "speed factor per server, one per server"),
+    /// Weight per server; empty means all 1.
+    weights: Vec<u32> = Vec::new()
+        => ("weights", NumberList, 1.0, 1000.0, 1.0, Servers, "weight per server",
+            "weight per server, one per server"),
+    /// Server names; empty means `s1`..`sN`.
+    names: Vec<String> = Vec::new()
+        => ("names", NameList, 1.0, 32.0, 0.0, Servers, "server names",
+            "server names, one per server (letters, digits, - _ . and :, as host:port)"),
+    /// Independent balancer copies, each with a partial view.
+    balancers: u32 = 1
+        => ("balancers", Integer, 1.0, 64.0, 1.0, Servers, "balancer copies",
+            "balancer copies, each seeing only its own requests"),
+    /// Algorithms to run, in canonical order.
+    algorithms: Vec<AlgorithmId> = AlgorithmId::ALL.to_vec()
+        => ("algorithms", NameList, 0.0, 0.0, 0.0, Rules, "algorithms",
+            "algorithms to run"),
+    /// Hash function of the hashing rules; unset, each rule uses its own
+    /// default (FNV-1a 32 for `user-hash`, as the article; xxh64 for the
+    /// rings and tables, where FNV-1a's weak mixing of similar short keys
+    /// such as `s1#0`, `s1#1` would crowd the points).
+    hash: Option<HashFn> = None
+        => ("hash", Choice, 0.0, 0.0, 0.0, Hashing, "hash function",
+            "hash function: fnv1a32, xxh32, xxh64, crc32 (unset: fnv1a32 for user-hash, xxh64 otherwise)"),
+    /// Ring points per weight unit (consistent-hash, bounded-load).
+    vnodes: u32 = 160
+        => ("vnodes", Integer, 1.0, 1000.0, 1.0, Hashing, "ring points per weight",
+            "ring points per weight unit"),
+    /// HAProxy `hash-balance-factor` in percent (bounded-load).
+    balance_factor: u32 = 125
+        => ("balance-factor", Integer, 100.0, 1000.0, 1.0, Hashing, "bounded-load factor (%)",
+            "bounded-load factor in percent (HAProxy)"),
+    /// How the rings are placed (consistent-hash, bounded-load): `lbsim`,
+    /// or a real deployment's construction (`nginx`, `ketama`), which
+    /// brings its own hash and points per weight.
+    #[serde(skip_serializing_if = "Placement::is_default")]
+    ring: Placement = Placement::Lbsim
+        => ("ring", Choice, 0.0, 0.0, 0.0, Hashing, "ring placement",
+            "ring placement: lbsim, nginx (hash consistent: CRC-32, 160 per weight) or ketama (MD5); nginx and ketama override hash and vnodes"),
+    /// Fleet events (SPEC section 12); none: a fixed, healthy pool.
+    #[serde(skip_serializing_if = "Events::is_empty")]
+    events: Events = Events::default()
+        => ("events", Events, 0.0, events::MAX_EVENTS as f64, 0.0, Events, "events",
+            "fleet events over time"),
+    /// Time a failing server takes to answer with a 500, in ms.
+    #[serde(skip_serializing_if = "is_one")]
+    error_ms: f64 = 1.0
+        => ("error-ms", Real, 0.001, 60_000.0, 1.0, Health, "500 answered after (ms)",
+            "time a failing server takes to answer 500, in ms"),
+    /// Time until a connection error from a crashed server, in ms.
+    #[serde(skip_serializing_if = "is_one")]
+    connect_ms: f64 = 1.0
+        => ("connect-ms", Real, 0.001, 60_000.0, 1.0, Health, "connection error after (ms)",
+            "time until a crashed server's connection error, in ms"),
+    /// Retries of a failed request on another server (NGINX
+    /// `proxy_next_upstream_tries` minus one).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    retries: u32 = 0
+        => ("retries", Integer, 0.0, 10.0, 1.0, Health, "retries",
+            "retries of a failed request on another server"),
+    /// Whether a 500 counts as failed for retries and passive checks
+    /// (NGINX `proxy_next_upstream http_500`).
+    #[serde(skip_serializing_if = "is_false")]
+    count_5xx: bool = false
+        => ("count-5xx", Integer, 0.0, 1.0, 1.0, Health, "count 5xx as failed (1 = yes)",
+            "1: a 500 counts as failed (NGINX http_500)"),
+    /// NGINX `max_fails` (0 = passive checks off).
+    #[serde(skip_serializing_if = "is_u32::<1>")]
+    max_fails: u32 = 1
+        => ("max-fails", Integer, 0.0, 100.0, 1.0, Health, "max fails (NGINX; 0 = off)",
+            "failures that mark a server down (NGINX; 0 = off)"),
+    /// NGINX `fail_timeout` in ms.
+    #[serde(skip_serializing_if = "is_u32::<10000>")]
+    fail_timeout_ms: u32 = 10_000
+        => ("fail-timeout-ms", Integer, 1.0, 3_600_000.0, 100.0, Health, "fail timeout (ms)",
+            "NGINX fail_timeout in ms"),
+    /// HAProxy `inter`: active check interval in ms (0 = off).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    check_ms: u32 = 0
+        => ("check-ms", Integer, 0.0, 600_000.0, 100.0, Health, "check interval (ms, HAProxy; 0 = off)",
+            "active check interval in ms (HAProxy; 0 = off)"),
+    /// HAProxy `fall`: failed probes in a row that mark a server down.
+    #[serde(skip_serializing_if = "is_u32::<3>")]
+    fall: u32 = 3
+        => ("fall", Integer, 1.0, 100.0, 1.0, Health, "fall (failed checks)",
+            "failed checks in a row that mark a server down"),
+    /// HAProxy `rise`: good probes in a row that mark it up.
+    #[serde(skip_serializing_if = "is_u32::<2>")]
+    rise: u32 = 2
+        => ("rise", Integer, 1.0, 100.0, 1.0, Health, "rise (good checks)",
+            "good checks in a row that mark it up"),
+    /// What an active check probes.
+    #[serde(skip_serializing_if = "is_tcp")]
+    check: CheckKind = CheckKind::Tcp
+        => ("check", Choice, 0.0, 0.0, 0.0, Health, "check type",
+            "active check: tcp (fails on a crash) or http (also on fail)"),
+    /// Envoy `consecutive_5xx` (0 = outlier detection off).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    outlier_5xx: u32 = 0
+        => ("outlier-5xx", Integer, 0.0, 100.0, 1.0, Health, "errors in a row to eject (Envoy; 0 = off)",
+            "errors in a row that eject a server (Envoy; 0 = off)"),
+    /// Envoy `base_ejection_time` in ms.
+    #[serde(skip_serializing_if = "is_u32::<30000>")]
+    ejection_ms: u32 = 30_000
+        => ("ejection-ms", Integer, 1.0, 3_600_000.0, 100.0, Health, "ejection time (ms)",
+            "Envoy base ejection time in ms"),
+    /// Envoy `max_ejection_percent`.
+    #[serde(skip_serializing_if = "is_u32::<10>")]
+    max_ejection: u32 = 10
+        => ("max-ejection", Integer, 0.0, 100.0, 1.0, Health, "max ejected (% of pool)",
+            "most of the pool ejected at once, in percent"),
+    /// Warm-up of a joining or recovered server in ms (0 = off).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    warmup_ms: u32 = 0
+        => ("warmup-ms", Integer, 0.0, 3_600_000.0, 100.0, Health, "warm-up (ms; 0 = off)",
+            "warm-up of a joining or recovered server, ms"),
+    /// Speed of a cold server, as a share of its speed.
+    #[serde(skip_serializing_if = "is_quarter")]
+    cold_speed: f64 = 0.25
+        => ("cold-speed", Real, 0.01, 1.0, 0.01, Health, "cold speed (share)",
+            "speed of a cold server, as a share of its speed"),
+    /// Envoy `slow_start_window` in ms (0 = off).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    slow_start_ms: u32 = 0
+        => ("slow-start-ms", Integer, 0.0, 3_600_000.0, 100.0, Health, "slow start (ms, Envoy; 0 = off)",
+            "slow-start window in ms (Envoy; 0 = off)"),
+    /// Envoy slow start `aggression`.
+    #[serde(skip_serializing_if = "is_one")]
+    slow_start_aggression: f64 = 1.0
+        => ("slow-start-aggression", Real, 0.1, 10.0, 0.1, Health, "slow-start aggression",
+            "slow-start aggression (Envoy)"),
+    /// Users each server caches, least recently used out first (0 = no
+    /// caches; SPEC section 13).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    cache_keys: u32 = 0
+        => ("cache-keys", Integer, 0.0, 1_000_000.0, 10.0, Locality, "cached users per server (0 = off)",
+            "users each server caches, LRU (0 = no caches)"),
+    /// Work of a cache hit, as a share of the request's work.
+    #[serde(skip_serializing_if = "is_fifth")]
+    hit_cost: f64 = 0.2
+        => ("hit-cost", Real, 0.0, 1.0, 0.05, Locality, "work of a cache hit (share)",
+            "work of a cache hit, as a share of the request's"),
+    /// Per request (7) or per long-lived connection (4).
+    #[serde(skip_serializing_if = "is_l7")]
+    layer: Layer = Layer::L7
+        => ("layer", Choice, 0.0, 0.0, 0.0, Locality, "balancer layer",
+            "7: every request placed; 4: each user's long-lived connection placed once"),
+    /// Layer 4: a connection is re-opened after this long, in ms (0 = never).
+    #[serde(skip_serializing_if = "is_u32::<0>")]
+    conn_life_ms: u32 = 0
+        => ("conn-life-ms", Integer, 0.0, 86_400_000.0, 1000.0, Locality, "connection lifetime (ms; 0 = never re-opened)",
+            "layer 4: a connection is re-opened after this long, ms (0 = never)"),
+}
 
 /// The fields that place a hashing rule's servers and keys: the hash
 /// function, the ring points per weight unit and whose ring construction.
@@ -147,28 +417,6 @@ pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "ring"];
 /// names, bounded-load's factor (the pool the rules are built over) and the
 /// seed of the rules' random streams.
 pub const POOL_KEYS: &[&str] = &["servers", "weights", "names", "balance-factor", "seed"];
-
-/// The fields of the fleet over time (SPEC section 12), `events` first.
-pub const FLEET_KEYS: &[&str] = &[
-    "events",
-    "error-ms",
-    "connect-ms",
-    "retries",
-    "count-5xx",
-    "max-fails",
-    "fail-timeout-ms",
-    "check-ms",
-    "fall",
-    "rise",
-    "check",
-    "outlier-5xx",
-    "ejection-ms",
-    "max-ejection",
-    "warmup-ms",
-    "cold-speed",
-    "slow-start-ms",
-    "slow-start-aggression",
-];
 
 impl ScenarioError {
     /// A key that is no field at all (a link's `colour=blue`): its message

@@ -24,11 +24,10 @@ mod model;
 pub use self::error::{ScenarioError, Unprintable};
 use self::fields::table;
 pub use self::fields::{
-    field_spec, valid_name, Field, FieldKind, FIELDS, FLEET_KEYS, LOCALITY_KEYS, MAX_RING_POINTS, MAX_SEED,
+    field_spec, valid_name, Field, FieldKind, Group, Scenario, FIELDS, MAX_RING_POINTS, MAX_SEED,
     PLACEMENT_KEYS, POOL_KEYS,
 };
 pub use self::kinds::{CheckKind, Layer, WorkKind};
-pub use self::model::Scenario;
 
 impl Scenario {
     /// Sets one field from its text form (URL value or CLI flag argument),
@@ -147,7 +146,7 @@ impl Scenario {
     /// run take the fleet's engine and report its keys.
     pub fn uses_fleet(&self) -> bool {
         let d = Scenario::default();
-        FLEET_KEYS.iter().any(|key| self.get(key) != d.get(key))
+        FIELDS.iter().filter(|f| f.group.over_time()).any(|f| f.read(self) != f.read(&d))
     }
 
     /// Whether the run takes the fleet's event loop: the fleet over time,
@@ -164,7 +163,7 @@ impl Scenario {
     pub fn uses(&self, key: &str) -> bool {
         let bimodal = self.work == WorkKind::Bimodal;
         // Health and warm-up settings act only on a fleet that changes.
-        if key != "events" && FLEET_KEYS.contains(&key) {
+        if field_spec(key).is_some_and(|f| f.group == Group::Health) {
             // Retries and HTTP errors are layer 7's (SPEC 13.1).
             let layer7 = self.layer == Layer::L7 || !matches!(key, "retries" | "count-5xx");
             return !self.events.is_empty() && layer7;
