@@ -1,18 +1,22 @@
 //! Where a scenario comes from: a preset, a JSON file, a share link and the
 //! scenario flags, applied in that order. The flags are built from the
 //! core's one table of ranges (`scenario::FIELDS`), one per URL key, and
-//! applied with `Scenario::set`, so no range is written down here.
+//! applied with `Scenario::set`, so no range is written down here. Each
+//! command takes the fields that apply to it ([`FieldSet`]): `run`, `url`
+//! and `sweep` all of them, `trace` those its picks depend on, `remap`
+//! those that place a ring.
 
 use std::collections::BTreeSet;
 use std::io::Read;
+use std::marker::PhantomData;
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use lbsim_core::presets::{Preset, PRESETS};
-use lbsim_core::scenario::{field_spec, Field, FieldKind, FIELDS};
+use lbsim_core::scenario::{field_spec, Field, FieldKind, FIELDS, PLACEMENT_KEYS, POOL_KEYS};
 use lbsim_core::{url, Scenario};
 
-use crate::{bad, Failure};
+use crate::outcome::{bad, Failure};
 
 /// What a scenario flag's value looks like, for `--help`.
 fn value_name(field: &Field) -> &'static str {
@@ -70,21 +74,79 @@ pub fn field_arg(field: &'static Field) -> Arg {
         .allow_negative_numbers(true)
 }
 
-/// The scenario flags as given: (key, text) in table order.
-#[derive(Clone, Debug, Default)]
-pub struct ScenarioFlags {
-    pub values: Vec<(&'static str, String)>,
+/// Which fields of the table a command takes as flags.
+pub trait FieldSet {
+    /// Whether the command takes `field`.
+    fn takes(field: &Field) -> bool;
 }
 
-impl FromArgMatches for ScenarioFlags {
+/// Every field: `run`, `url` and `sweep`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AllFields;
+
+impl FieldSet for AllFields {
+    fn takes(_: &Field) -> bool {
+        true
+    }
+}
+
+/// The fields a rule's picks on an idle pool depend on: `trace`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PickFields;
+
+impl FieldSet for PickFields {
+    fn takes(field: &Field) -> bool {
+        POOL_KEYS.contains(&field.key) || PlacementFields::takes(field)
+    }
+}
+
+/// The fields that place a hashing rule's servers and keys: `remap`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PlacementFields;
+
+impl FieldSet for PlacementFields {
+    fn takes(field: &Field) -> bool {
+        PLACEMENT_KEYS.contains(&field.key)
+    }
+}
+
+/// The scenario flags of the fields in `S`, as given: (key, text) in
+/// table order.
+#[derive(Clone, Debug)]
+pub struct ScenarioFlags<S = AllFields> {
+    values: Vec<(&'static str, String)>,
+    set: PhantomData<S>,
+}
+
+impl<S: FieldSet> ScenarioFlags<S> {
+    /// The fields of the table this command takes.
+    fn fields() -> impl Iterator<Item = &'static Field> {
+        FIELDS.iter().filter(|field| S::takes(field))
+    }
+
+    /// The text given for `key`, if any.
+    pub fn given(&self, key: &str) -> Option<&str> {
+        self.values.iter().find(|(k, _)| *k == key).map(|(_, text)| text.as_str())
+    }
+
+    /// Sets the given fields of `scenario`, each checked by the table.
+    pub fn apply(&self, scenario: &mut Scenario) -> Result<(), Failure> {
+        for (key, text) in &self.values {
+            scenario.set(key, text)?;
+        }
+        Ok(())
+    }
+}
+
+impl<S: FieldSet> FromArgMatches for ScenarioFlags<S> {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        let mut flags = ScenarioFlags::default();
+        let mut flags = ScenarioFlags { values: Vec::new(), set: PhantomData };
         flags.update_from_arg_matches(matches)?;
         Ok(flags)
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
-        for field in FIELDS {
+        for field in Self::fields() {
             if let Some(text) = matches.get_one::<String>(field.key) {
                 self.values.retain(|(key, _)| *key != field.key);
                 self.values.push((field.key, text.clone()));
@@ -94,12 +156,11 @@ impl FromArgMatches for ScenarioFlags {
     }
 }
 
-impl Args for ScenarioFlags {
+impl<S: FieldSet> Args for ScenarioFlags<S> {
     fn augment_args(cmd: Command) -> Command {
         let cmd = cmd.next_help_heading("Scenario flags (the share link's keys)");
         // The flags after these go back under the default heading.
-        FIELDS
-            .iter()
+        Self::fields()
             .fold(cmd, |cmd, field| cmd.arg(field_arg(field)))
             .next_help_heading(None::<&'static str>)
     }
@@ -173,9 +234,7 @@ impl Sources {
         if let Some(link) = &self.url {
             url::apply_strict(&mut scenario, link)?;
         }
-        for (key, text) in &self.flags.values {
-            scenario.set(key, text)?;
-        }
+        self.flags.apply(&mut scenario)?;
         scenario.validate()?;
         Ok(scenario)
     }

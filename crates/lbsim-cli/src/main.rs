@@ -8,7 +8,8 @@
 //! - `lbsim run`: one scenario, every chosen algorithm, as a table, JSON or CSV;
 //! - `lbsim remap`: what moves when a node joins or leaves a hashed pool;
 //! - `lbsim trace`: the first picks of a rule on an idle pool;
-//! - `lbsim url`: the share link of a scenario;
+//! - `lbsim url`: the share link of a scenario, or with `--embed` the
+//!   address an iframe embeds;
 //! - `lbsim sweep`: one parameter across a range, on all cores.
 //!
 //! What it is not: a simulator. Queueing, balancers, ranges and the link
@@ -19,6 +20,7 @@
 //! exits with status 2.
 
 mod flags;
+mod outcome;
 mod progress;
 mod remap;
 mod run;
@@ -30,7 +32,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use lbsim_core::scenario::Unprintable;
-use lbsim_core::ScenarioError;
+
+use crate::outcome::{exit_status, stdout_open, Failure};
 
 /// Which server gets your request? Load-balancing rules side by side, from
 /// one request stream.
@@ -79,47 +82,13 @@ enum Command {
     /// once), user i+1 for pick i.
     #[command(allow_hyphen_values = true)]
     Trace(trace::TraceArgs),
-    /// Print the share link of a scenario.
+    /// Print the share link of a scenario, or with --embed the address an
+    /// iframe embeds.
     #[command(allow_hyphen_values = true)]
     Url(run::UrlArgs),
     /// Run a scenario across a range of one parameter, on all cores.
     #[command(allow_hyphen_values = true)]
     Sweep(sweep::SweepArgs),
-}
-
-/// Why a command failed, and so its exit status.
-#[derive(Debug)]
-enum Failure {
-    /// Bad input: exit status 2, one line naming field, value and range.
-    Input(String),
-    /// The output could not be written: exit status 1.
-    Output(io::Error),
-}
-
-impl From<ScenarioError> for Failure {
-    fn from(e: ScenarioError) -> Self {
-        Failure::Input(e.to_string())
-    }
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        Failure::Output(e)
-    }
-}
-
-/// An input error in the core's shape: field, value, what is allowed.
-fn bad(field: &str, value: &str, allowed: impl Into<String>) -> Failure {
-    Failure::from(ScenarioError { field: field.into(), value: value.into(), allowed: allowed.into() })
-}
-
-/// Writes `text` to standard output in one go.
-fn print(text: &str) -> Result<(), Failure> {
-    stdout_open()?;
-    let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
 }
 
 /// clap's own message on one line: the error and its hints, without the
@@ -135,55 +104,6 @@ fn one_line(error: &clap::Error) -> String {
     let line = parts.join("; ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
     format!("{}; see --help", Unprintable(line))
-}
-
-/// Rust's runtime puts `/dev/null`, opened read-write, in place of a
-/// standard output that was closed (`lbsim run >&-`): every write then
-/// succeeds and the output is lost. Linux's `/proc` tells that stand-in
-/// from a `>/dev/null` someone chose, which is write-only.
-#[cfg(target_os = "linux")]
-fn stdout_open() -> io::Result<()> {
-    let null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p.as_os_str() == "/dev/null");
-    let read_write = std::fs::read_to_string("/proc/self/fdinfo/1")
-        .ok()
-        .and_then(|info| {
-            let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
-            u32::from_str_radix(flags.trim(), 8).ok()
-        })
-        .is_some_and(|flags| flags & 0o3 == 0o2);
-    if null && read_write {
-        Err(io::Error::other("standard output is closed"))
-    } else {
-        Ok(())
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn stdout_open() -> io::Result<()> {
-    Ok(())
-}
-
-/// One line on standard error. When even that cannot be written there is
-/// no one left to tell, and the exit status still says what happened.
-fn complain(message: &str) {
-    let _ = writeln!(io::stderr().lock(), "lbsim: {message}");
-}
-
-/// The exit status of the README's table, with the message it owes.
-fn exit_status(result: Result<(), Failure>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Input(message)) => {
-            complain(&message);
-            ExitCode::from(2)
-        }
-        // A closed pipe (`lbsim run | head`) is the reader's choice, not a failure.
-        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(Failure::Output(e)) => {
-            complain(&format!("cannot write the output: {e}"));
-            ExitCode::from(1)
-        }
-    }
 }
 
 fn main() -> ExitCode {

@@ -4,16 +4,18 @@
 
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
-use lbsim_core::balancer::placement::Placement;
 use lbsim_core::cost::{self, Work};
 use lbsim_core::hash::HashFn;
 use lbsim_core::presets::PRESETS;
 use lbsim_core::remap::{self, Change, Plan, Remap, RemapReport, Scheme};
+use lbsim_core::Scenario;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::flags::{PlacementFields, ScenarioFlags};
+use crate::outcome::{bad, print, Failure};
+use crate::progress;
 use crate::run::json_line;
-use crate::{bad, print, progress, Failure};
 
 /// Output formats of `lbsim remap` and `lbsim trace`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -30,30 +32,11 @@ fn scheme_help() -> String {
     format!("How keys map to nodes: {}, or all (one line each) [default: all]", ids.join(", "))
 }
 
-fn hash_help() -> String {
-    let ids: Vec<&str> = HashFn::ALL.iter().map(|h| h.id()).collect();
-    format!("Hash function of the keys and nodes: {} [default: {}]", ids.join(", "), HashFn::DEFAULT.id())
-}
-
-fn ring_help() -> String {
-    let ids: Vec<&str> = Placement::ALL.iter().map(|p| p.id()).collect();
-    format!(
-        "Ring placement of consistent-hash: {} (nginx: NGINX hash consistent, CRC-32 chained, 160 points; \
-         ketama: MD5, 4 points per digest, 160 per node; both override --hash and --vnodes) [default: lbsim]",
-        ids.join(", ")
-    )
-}
-
 // The ranges and defaults in the help come from the core, which checks them.
 
 fn keys_help() -> String {
     let allowed = core_allows("keys", Remap { keys: 0, ..Remap::default() });
     format!("{allowed} [default: {}]", Remap::default().keys)
-}
-
-fn vnodes_help() -> String {
-    let allowed = core_allows("vnodes", Remap { vnodes: 0, ..Remap::default() });
-    format!("{allowed}, for consistent-hash [default: {}]", Remap::default().vnodes)
 }
 
 fn key_format_help() -> String {
@@ -86,15 +69,12 @@ pub struct RemapArgs {
     pub keys: Option<String>,
     #[arg(long, value_name = "PATTERN", help = key_format_help())]
     pub key_format: Option<String>,
-    #[arg(long, value_name = "V", help = vnodes_help())]
-    pub vnodes: Option<String>,
-    #[arg(long, value_name = "H", help = hash_help())]
-    pub hash: Option<String>,
-    #[arg(long, value_name = "R", help = ring_help())]
-    pub ring: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: TableOrJson,
+    /// The placement of the rings and tables, as a scenario sets it.
+    #[command(flatten)]
+    pub placement: ScenarioFlags<PlacementFields>,
 }
 
 /// What the core allows for a field of an experiment, learnt by showing it
@@ -155,25 +135,20 @@ fn experiment(args: &RemapArgs) -> Result<(Remap, Vec<Scheme>), Failure> {
     if let Some(text) = &args.key_format {
         remap.key_format = text.clone();
     }
-    if let Some(text) = &args.vnodes {
-        let vnodes = whole("vnodes", text, Remap { vnodes: 0, ..Remap::default() })?;
-        remap.vnodes = u32::try_from(vnodes).map_err(|_| {
-            bad("vnodes", text, core_allows("vnodes", Remap { vnodes: 0, ..Remap::default() }))
-        })?;
+    let mut placement = Scenario::default();
+    args.placement.apply(&mut placement)?;
+    Ok((placed(remap, &placement), schemes))
+}
+
+/// The experiment with the placement of `scenario`'s rings and tables, as
+/// its consistent-hash, maglev and rendezvous rules build them.
+fn placed(remap: Remap, scenario: &Scenario) -> Remap {
+    Remap {
+        hash: scenario.hash.unwrap_or(HashFn::DEFAULT),
+        vnodes: scenario.vnodes,
+        ring: scenario.ring,
+        ..remap
     }
-    if let Some(text) = &args.hash {
-        remap.hash = text.trim().parse().map_err(|()| {
-            let ids: Vec<&str> = HashFn::ALL.iter().map(|h| h.id()).collect();
-            bad("hash", text, ids.join(", "))
-        })?;
-    }
-    if let Some(text) = &args.ring {
-        remap.ring = text.trim().parse().map_err(|()| {
-            let ids: Vec<&str> = Placement::ALL.iter().map(|p| p.id()).collect();
-            bad("ring", text, ids.join(", "))
-        })?;
-    }
-    Ok((remap, schemes))
 }
 
 /// One scheme's experiment, as JSON prints it: SPEC section 4's remapping

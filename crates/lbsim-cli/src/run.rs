@@ -1,5 +1,6 @@
 //! `lbsim run` and `lbsim url`: one scenario, printed as the article's
-//! results table, as the whole report in JSON, or as CSV; or its share link.
+//! results table, as the whole report in JSON, or as CSV; or its share link
+//! or embed address.
 
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
@@ -10,7 +11,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::flags::Sources;
-use crate::{print, progress, Failure};
+use crate::outcome::{print, Failure};
+use crate::progress;
 
 /// Output formats of `lbsim run`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -43,6 +45,10 @@ pub struct UrlArgs {
     /// The page's address; the link is this plus `#` and the scenario's fragment
     #[arg(long, value_name = "URL", default_value = DEFAULT_BASE)]
     pub base: String,
+    /// Print the address an iframe embeds instead: `?embed=1&plots=` the preset's lesson plot and the
+    /// table (the page's own default), then the fragment
+    #[arg(long)]
+    pub embed: bool,
 }
 
 /// Runs a scenario as `engine::run` does, with its algorithms spread over
@@ -153,10 +159,18 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
 pub fn url(args: &UrlArgs) -> Result<(), Failure> {
     // The base is printed as given: no control character may ride along.
     if args.base.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return Err(crate::bad("base", &args.base, "a URL without spaces or control characters"));
+        return Err(crate::outcome::bad("base", &args.base, "a URL without spaces or control characters"));
     }
     let scenario = args.sources.scenario()?;
-    print(&(url::share_url_over(&args.base, &scenario, args.sources.preset()?) + "\n"))
+    // A link's preset replaces the flag's, as it does for the scenario.
+    let linked = args.sources.url.as_deref().and_then(|link| url::decode(link).preset);
+    let preset = linked.or(args.sources.preset()?);
+    let link = if args.embed {
+        url::embed_url(&args.base, &scenario, preset, None)
+    } else {
+        url::share_url_over(&args.base, &scenario, preset)
+    };
+    print(&(link + "\n"))
 }
 
 #[cfg(test)]

@@ -10,8 +10,9 @@ use serde::Serialize;
 use crate::flags::Sources;
 use lbsim_core::report::Headline;
 
+use crate::outcome::{print, Failure};
+use crate::progress;
 use crate::run::{json_line, simulate};
-use crate::{print, progress, Failure};
 
 /// Most values one sweep runs.
 const MAX_VALUES: usize = 1000;

@@ -9,10 +9,10 @@ use lbsim_core::workload::algorithm_rng;
 use lbsim_core::{AlgorithmId, Scenario};
 use serde::Serialize;
 
-use crate::flags::field_help;
+use crate::flags::{field_help, PickFields, ScenarioFlags};
+use crate::outcome::{bad, print, Failure};
 use crate::remap::TableOrJson;
 use crate::run::json_line;
-use crate::{bad, print, Failure};
 
 /// Most picks a trace prints.
 const MAX_PICKS: u64 = 100_000;
@@ -22,30 +22,25 @@ fn algorithm_help() -> String {
     format!("The rule: {}", ids.join(", "))
 }
 
+fn servers_help() -> String {
+    field_help("servers") + " (or the length of --weights or --names)"
+}
+
 #[derive(Args, Debug)]
+#[command(mut_arg("servers", |arg| arg.help(servers_help())))]
 pub struct TraceArgs {
     #[arg(long, value_name = "A", help = algorithm_help())]
     pub algorithm: String,
     /// Number of picks: 1 to 100000 [default: 10]
     #[arg(long, value_name = "K")]
     pub picks: Option<String>,
-    #[arg(long, value_name = "N", help = field_help("servers") + " (or the length of --weights or --names)")]
-    pub servers: Option<String>,
-    #[arg(long, value_name = "LIST", help = field_help("weights"))]
-    pub weights: Option<String>,
-    #[arg(long, value_name = "LIST", help = field_help("names"))]
-    pub names: Option<String>,
-    #[arg(long, value_name = "N", help = field_help("seed"))]
-    pub seed: Option<String>,
-    #[arg(long, value_name = "ID", help = field_help("hash"))]
-    pub hash: Option<String>,
-    #[arg(long, value_name = "N", help = field_help("vnodes"))]
-    pub vnodes: Option<String>,
-    #[arg(long, value_name = "N", help = field_help("balance-factor"))]
-    pub balance_factor: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: TableOrJson,
+    /// The pool and the placement of its rings and tables, as a scenario
+    /// sets them.
+    #[command(flatten)]
+    pub pool: ScenarioFlags<PickFields>,
 }
 
 #[derive(Serialize)]
@@ -53,27 +48,16 @@ struct Trace {
     picks: Vec<String>,
 }
 
-/// The pool flags, checked by the scenario's own table of ranges.
-fn pool(args: &TraceArgs) -> Result<Scenario, Failure> {
+/// The pool the flags describe, checked by the scenario's own table of
+/// ranges: the defaults, then as many servers as `--weights` or `--names`
+/// list, then the flags.
+fn pool(flags: &ScenarioFlags<PickFields>) -> Result<Scenario, Failure> {
     let mut scenario = Scenario::default();
-    let list_len = |text: &Option<String>| text.as_ref().map(|t| t.split(',').count());
-    if let Some(n) = list_len(&args.weights).or(list_len(&args.names)) {
+    let list_len = |key: &str| flags.given(key).map(|text| text.split(',').count());
+    if let Some(n) = list_len("weights").or_else(|| list_len("names")) {
         scenario.set("servers", &n.to_string())?;
     }
-    let given = [
-        ("servers", &args.servers),
-        ("weights", &args.weights),
-        ("names", &args.names),
-        ("seed", &args.seed),
-        ("hash", &args.hash),
-        ("vnodes", &args.vnodes),
-        ("balance-factor", &args.balance_factor),
-    ];
-    for (key, text) in given {
-        if let Some(text) = text {
-            scenario.set(key, text)?;
-        }
-    }
+    flags.apply(&mut scenario)?;
     scenario.validate()?;
     Ok(scenario)
 }
@@ -91,7 +75,7 @@ pub fn trace(args: &TraceArgs) -> Result<(), Failure> {
     if !(1..=MAX_PICKS).contains(&picks) {
         return Err(bad("picks", &picks.to_string(), allowed));
     }
-    let scenario = pool(args)?;
+    let scenario = pool(&args.pool)?;
     // The pool as the engine builds it from a scenario.
     let pool = scenario.pool();
     let mut rule = balancer::build(algorithm, &pool);

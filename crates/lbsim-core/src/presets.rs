@@ -28,6 +28,67 @@ pub struct LessonView {
     pub focus: &'static [AlgorithmId],
 }
 
+/// A view of the page, named by the id the embed key `plots=` takes (SPEC
+/// sections 9 and 15). Each preset names the one its lesson is read in:
+/// an embed shows it unless its author lists others, and `lbsim url
+/// --embed` writes it, so the page and the CLI agree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plot {
+    /// The latency distribution (CDF, or the tail view).
+    Cdf,
+    /// The results table.
+    Table,
+    /// Offered load per server, one panel per rule.
+    Loads,
+    /// The longest queue over time.
+    Queues,
+    /// Errors over time (runs of the fleet over time).
+    Errors,
+    /// Requests sent to each server over time (runs of the fleet over time).
+    Requests,
+    /// The cache hit rate over time (runs with caches).
+    Hits,
+    /// Every rule across a range of one parameter.
+    Sweep,
+    /// What moves when a server joins or leaves, per hashing scheme.
+    Remap,
+}
+
+impl Plot {
+    /// Every view, in the page's order.
+    pub const ALL: [Plot; 9] = [
+        Plot::Cdf,
+        Plot::Table,
+        Plot::Hits,
+        Plot::Loads,
+        Plot::Queues,
+        Plot::Errors,
+        Plot::Requests,
+        Plot::Sweep,
+        Plot::Remap,
+    ];
+
+    /// The id `plots=` takes (the page's `data-plot`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Plot::Cdf => "cdf",
+            Plot::Table => "table",
+            Plot::Loads => "loads",
+            Plot::Queues => "queues",
+            Plot::Errors => "errors",
+            Plot::Requests => "requests",
+            Plot::Hits => "hits",
+            Plot::Sweep => "sweep",
+            Plot::Remap => "remap",
+        }
+    }
+
+    /// The view with this id.
+    pub fn parse(id: &str) -> Option<Plot> {
+        Plot::ALL.into_iter().find(|p| p.id() == id)
+    }
+}
+
 /// A named scenario with what to look at and why.
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
@@ -41,6 +102,8 @@ pub struct Preset {
     pub remapping: bool,
     /// Where to look.
     pub view: LessonView,
+    /// The plot the lesson is read in: what an embed of the preset shows.
+    pub plot: Plot,
     build: fn() -> Scenario,
 }
 
@@ -160,6 +223,7 @@ pub const PRESETS: &[Preset] = &[
             tail: true,
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections, AlgorithmId::UserHash],
         },
+        plot: Plot::Cdf,
         build: mixed,
     },
     Preset {
@@ -174,6 +238,7 @@ pub const PRESETS: &[Preset] = &[
             tail: false,
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections, AlgorithmId::UserHash],
         },
+        plot: Plot::Cdf,
         build: control,
     },
     Preset {
@@ -191,6 +256,7 @@ pub const PRESETS: &[Preset] = &[
             tail: true,
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
         },
+        plot: Plot::Loads,
         build: degraded,
     },
     Preset {
@@ -200,6 +266,7 @@ pub const PRESETS: &[Preset] = &[
                  jump hash and Maglev move about a fifth, the share the new server should take.",
         remapping: true,
         view: LessonView { class: RequestClass::All, tail: false, focus: &[] },
+        plot: Plot::Remap,
         build: mixed,
     },
     Preset {
@@ -216,6 +283,7 @@ pub const PRESETS: &[Preset] = &[
             tail: true,
             focus: &[AlgorithmId::Random, AlgorithmId::LeastConnections, AlgorithmId::PowerOfTwo],
         },
+        plot: Plot::Cdf,
         build: herding,
     },
     Preset {
@@ -232,6 +300,7 @@ pub const PRESETS: &[Preset] = &[
             tail: false,
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
         },
+        plot: Plot::Errors,
         build: black_hole,
     },
     Preset {
@@ -249,6 +318,7 @@ pub const PRESETS: &[Preset] = &[
             tail: false,
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
         },
+        plot: Plot::Errors,
         build: crash,
     },
     Preset {
@@ -265,6 +335,7 @@ pub const PRESETS: &[Preset] = &[
             tail: true,
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections, AlgorithmId::PowerOfTwo],
         },
+        plot: Plot::Queues,
         build: slow_node,
     },
     Preset {
@@ -281,6 +352,7 @@ pub const PRESETS: &[Preset] = &[
             tail: true,
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections],
         },
+        plot: Plot::Queues,
         build: cold_start,
     },
     Preset {
@@ -300,6 +372,7 @@ pub const PRESETS: &[Preset] = &[
             tail: true,
             focus: &[AlgorithmId::LeastConnections, AlgorithmId::UserHash, AlgorithmId::BoundedLoad],
         },
+        plot: Plot::Hits,
         build: cache_locality,
     },
     Preset {
@@ -318,6 +391,7 @@ pub const PRESETS: &[Preset] = &[
             tail: true,
             focus: &[AlgorithmId::LeastConnections, AlgorithmId::UserHash, AlgorithmId::ConsistentHash],
         },
+        plot: Plot::Hits,
         build: remap_storm,
     },
     Preset {
@@ -338,6 +412,7 @@ pub const PRESETS: &[Preset] = &[
             tail: true,
             focus: &[AlgorithmId::RoundRobin, AlgorithmId::LeastConnections, AlgorithmId::UserHash],
         },
+        plot: Plot::Requests,
         build: http2_pinning,
     },
     Preset {
@@ -348,6 +423,7 @@ pub const PRESETS: &[Preset] = &[
                  over it.",
         remapping: false,
         view: LessonView { class: RequestClass::All, tail: true, focus: &[] },
+        plot: Plot::Cdf,
         build: theory,
     },
 ];

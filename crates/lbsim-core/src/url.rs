@@ -15,7 +15,7 @@ use alloc::collections::BTreeSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::presets::{preset, Preset, PRESETS};
+use crate::presets::{preset, Plot, Preset, PRESETS};
 use crate::scenario::{field_spec, Scenario, ScenarioError, FIELDS};
 use crate::sweep::Sweep;
 
@@ -49,16 +49,20 @@ pub fn encode_over(scenario: &Scenario, base: Option<&Preset>) -> String {
         out.push_str("&preset=");
         out.push_str(p.id);
     }
-    for field in FIELDS {
-        let value = scenario.get(field.key);
-        if value != defaults.get(field.key) {
-            out.push('&');
-            out.push_str(field.key);
-            out.push('=');
-            out.push_str(&value.unwrap_or_default());
-        }
+    for key in changed_keys(scenario, &defaults) {
+        out.push('&');
+        out.push_str(key);
+        out.push('=');
+        out.push_str(&scenario.get(key).unwrap_or_default());
     }
     out
+}
+
+/// The keys of the fields whose values differ between `scenario` and
+/// `base`, in table order: what a link over a preset writes, and what a
+/// front end names when a reader has edited the preset it shows.
+pub fn changed_keys(scenario: &Scenario, base: &Scenario) -> Vec<&'static str> {
+    FIELDS.iter().filter(|f| f.read(scenario) != f.read(base)).map(|f| f.key).collect()
 }
 
 /// The preset a link names (`preset=NAME`), if any: `Err` for a name that
@@ -262,9 +266,52 @@ pub fn share_url_over(base: &str, scenario: &Scenario, preset: Option<&Preset>) 
     base.to_string() + "#" + &encode_over(scenario, preset)
 }
 
+/// The plots an embed shows unless its `plots=` lists others (SPEC section
+/// 15): the lesson's plot and the results table (the remapping panel
+/// carries its own table, so alone); without a preset, the latency plot
+/// and the table.
+pub fn embed_plots(preset: Option<&Preset>) -> Vec<Plot> {
+    match preset.map_or(Plot::Cdf, |p| p.plot) {
+        Plot::Remap => alloc::vec![Plot::Remap],
+        plot => alloc::vec![plot, Plot::Table],
+    }
+}
+
+/// The address an iframe embeds (SPEC section 9): `base` (its own query
+/// and fragment dropped), `?embed=1&plots=` the preset's [`embed_plots`]
+/// (and the sweep, when there is one), then the link's fragment. The
+/// page's "copy embed code" and `lbsim url --embed` both write it.
+pub fn embed_url(base: &str, scenario: &Scenario, preset: Option<&Preset>, sweep: Option<&Sweep>) -> String {
+    let base = base.split(['?', '#']).next().unwrap_or_default();
+    let mut plots = embed_plots(preset);
+    if sweep.is_some() {
+        plots.push(Plot::Sweep);
+    }
+    let ids: Vec<&str> = plots.iter().map(|p| p.id()).collect();
+    alloc::format!("{base}?embed=1&plots={}#{}", ids.join(","), encode_link(scenario, preset, sweep))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_embed_shows_the_lessons_plot_and_the_table() {
+        let crash = preset("crash").expect("a preset");
+        let s = crash.scenario();
+        assert_eq!(
+            embed_url("https://example.org/lbsim/?theme=dark#v=1", &s, Some(crash), None),
+            "https://example.org/lbsim/?embed=1&plots=errors,table#v=1&preset=crash"
+        );
+        let scale_out = preset("scale-out").expect("a preset");
+        assert_eq!(embed_plots(Some(scale_out)), [Plot::Remap], "the remapping panel has its own table");
+        assert_eq!(embed_plots(None), [Plot::Cdf, Plot::Table]);
+        let sweep = Sweep::parse("load=0.5..0.9:0.2", "sweep", MAX_LINK_SWEEP_VALUES).expect("a range");
+        assert_eq!(
+            embed_url("x/", &Scenario::default(), None, Some(&sweep)),
+            "x/?embed=1&plots=cdf,table,sweep#v=1&sweep=load=0.5..0.9:0.2"
+        );
+    }
 
     #[test]
     fn a_preset_is_a_key_its_other_keys_apply_over() {
@@ -281,6 +328,21 @@ mod tests {
         let back = Scenario { rate: None, ..degraded.scenario() };
         assert_eq!(encode_over(&back, Some(degraded)), "v=1&preset=degraded&rate=");
         assert_eq!(decode("v=1&preset=degraded&rate=").scenario, back);
+    }
+
+    #[test]
+    fn the_changed_keys_are_those_a_link_over_the_preset_writes() {
+        let mixed = preset("mixed").expect("a preset").scenario();
+        assert!(changed_keys(&mixed, &mixed).is_empty());
+        let d = decode("#v=1&preset=mixed&zipf=1.5&servers=64&slow-share=0.3");
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        // In the table's order, not the link's.
+        assert_eq!(changed_keys(&d.scenario, &mixed), ["servers", "slow-share", "zipf"]);
+        // An unset optional field differs from a set one, both ways.
+        let degraded = preset("degraded").expect("a preset").scenario();
+        let back = Scenario { rate: None, ..degraded.clone() };
+        assert_eq!(changed_keys(&back, &degraded), ["rate"]);
+        assert_eq!(changed_keys(&degraded, &back), ["rate"]);
     }
 
     #[test]

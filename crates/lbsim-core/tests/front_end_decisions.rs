@@ -1,8 +1,10 @@
 //! Decisions the page and the CLI share, made once in the core: merging
 //! the parts of a run dealt out to several workers, when the Erlang C
 //! formula applies, the remapping panel's change, fitting per-server lists
-//! to a new server count, and which fields a scenario uses.
+//! to a new server count, which fields a scenario uses, and which plot a
+//! preset's embed shows.
 
+use lbsim_core::presets::{Plot, PRESETS};
 use lbsim_core::remap::{compare, Change, Remap, Scheme};
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::theory::MMc;
@@ -87,4 +89,24 @@ fn fields_a_work_kind_does_not_use_are_said_so() {
     assert!(!lognormal.uses("slow-share") && lognormal.uses("mean-ms") && lognormal.uses("sigma"));
     assert!(!Scenario { rate: Some(100.0), ..Scenario::default() }.uses("load"));
     assert!(bimodal.uses("servers"));
+}
+
+/// A preset's embed opens on the plot its lesson is read in, and that plot
+/// is one the preset's run draws: the fleet's plots need events, the hit
+/// rate caches, and only a remapping preset opens on the remapping panel.
+#[test]
+fn every_preset_embeds_a_plot_its_run_draws() {
+    for p in PRESETS {
+        assert_eq!(p.remapping, p.plot == Plot::Remap, "{}", p.id);
+        assert_eq!(Plot::parse(p.plot.id()), Some(p.plot));
+        let scenario = Scenario { requests: 2_000, ..p.scenario() };
+        let report = run(&scenario).expect("valid");
+        let drawn = match p.plot {
+            Plot::Errors | Plot::Requests => report.results.iter().all(|r| r.error_series.is_some()),
+            Plot::Hits => report.has_caches(),
+            Plot::Cdf | Plot::Loads | Plot::Queues | Plot::Remap => true,
+            Plot::Table | Plot::Sweep => false,
+        };
+        assert!(drawn, "{}: its run does not draw {}", p.id, p.plot.id());
+    }
 }

@@ -52,6 +52,20 @@ const LAYERS: &[Layers] = &[
         ],
     },
     Layers {
+        dir: "crates/lbsim-cli",
+        layers: &[
+            // What a command gives back, and the progress bar.
+            &["outcome", "progress"],
+            // Where a scenario comes from: the flags from the core's table.
+            &["flags"],
+            // The commands, the ones that share run's output first.
+            &["run"],
+            &["remap", "sweep"],
+            &["trace"],
+            &["crate"],
+        ],
+    },
+    Layers {
         dir: "crates/lbsim-web",
         layers: &[
             // Leaf helpers.

@@ -14,14 +14,20 @@ mod fuzz_the_binary;
 mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
 mod remap_streams_its_keys;
+mod remap_takes_the_placement_fields;
 mod run_formats;
 mod scenario_files_are_read_up_to_a_cap;
 mod sweep_keeps_only_rows;
 mod sweep_rows_match_single_runs;
 mod trace_follows_the_reference_sequences;
+mod trace_places_rings_as_the_core_does;
+mod trace_takes_every_field_its_picks_depend_on;
 mod url_round_trip;
 
 use assert_cmd::Command;
+use lbsim_core::presets::PRESETS;
+use lbsim_core::scenario::{Field, FieldKind};
+use lbsim_core::Scenario;
 
 /// The binary under test.
 pub fn lbsim() -> Command {
@@ -57,4 +63,41 @@ pub fn under_memory_limit(kib: u64, args: &[&str]) -> std::process::Output {
         .env("MALLOC_ARENA_MAX", "2")
         .output()
         .expect("sh runs")
+}
+
+/// Values of `field` other than its value in `base` that a scenario may
+/// take, each as its flag reads it: the ends of its range, the ids its help
+/// names, lists of one per server and the presets' values. None is written
+/// here for a particular field, so a field added to the table is tried too.
+pub fn other_values(field: &Field, base: &Scenario) -> Vec<String> {
+    let servers = base.servers as usize;
+    // A whole f64 prints without a fraction, as an integer field reads it.
+    let (low, high) = (field.min.to_string(), field.max.to_string());
+    let help = format!("{} {}", field.meaning, field.allowed());
+    let words = help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).filter(|w| !w.is_empty());
+    let per_server = |first: &str, rest: &str| {
+        let mut list = vec![first.to_string()];
+        list.resize(servers, rest.to_string());
+        list.join(",")
+    };
+    let mut values: Vec<String> = match field.kind {
+        FieldKind::Integer | FieldKind::Real => vec![low, high],
+        FieldKind::NumberList => vec![per_server(&high, &low), per_server(&low, &high)],
+        FieldKind::NameList => {
+            let names: Vec<String> = (1..=servers).map(|i| format!("{}{i}", field.key)).collect();
+            words.map(String::from).chain([names.join(",")]).collect()
+        }
+        FieldKind::Choice => words.map(String::from).collect(),
+        FieldKind::Events => Vec::new(),
+    };
+    values.extend(PRESETS.iter().filter_map(|p| p.scenario().get(field.key)));
+    let mut kept: Vec<String> = Vec::new();
+    for text in values {
+        let mut other = base.clone();
+        let allowed = other.set(field.key, &text).is_ok() && other.validate().is_ok();
+        if allowed && other.get(field.key) != base.get(field.key) && !kept.contains(&text) {
+            kept.push(text);
+        }
+    }
+    kept
 }

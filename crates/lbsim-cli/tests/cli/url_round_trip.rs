@@ -12,6 +12,36 @@ fn url_prints_the_spec_example_link() {
     assert_eq!(stdout(&["url"]).trim(), "http://127.0.0.1:8080/#v=1", "defaults are left out");
 }
 
+/// `--embed` writes the address SPEC section 15 describes: the preset's
+/// lesson plot and the table (the page's own default), the same fragment
+/// as the share link; a link's preset counts as `--preset` does.
+#[test]
+fn url_embed_names_the_lessons_plot() {
+    let base = "https://example.org/lbsim/";
+    let embed = |args: &[&str]| {
+        let mut all = vec!["url", "--embed", "--base", base];
+        all.extend(args);
+        stdout(&all).trim().to_string()
+    };
+    assert_eq!(embed(&["--preset", "crash"]), format!("{base}?embed=1&plots=errors,table#v=1&preset=crash"));
+    assert_eq!(
+        embed(&["--preset", "degraded", "--seed", "7"]),
+        format!("{base}?embed=1&plots=loads,table#v=1&preset=degraded&seed=7")
+    );
+    assert_eq!(
+        embed(&["--url", "#v=1&preset=cache-locality"]),
+        format!("{base}?embed=1&plots=hits,table#v=1&preset=cache-locality")
+    );
+    assert_eq!(embed(&["--zipf", "1.5"]), format!("{base}?embed=1&plots=cdf,table#v=1&zipf=1.5"));
+    for p in lbsim_core::presets::PRESETS.iter().filter(|p| !p.remapping) {
+        let share = stdout(&["url", "--preset", p.id, "--base", base]);
+        let embedded = embed(&["--preset", p.id]);
+        let (query, fragment) = embedded.split_once('#').expect("a fragment");
+        assert_eq!(share.trim().split_once('#').map(|s| s.1), Some(fragment), "{}", p.id);
+        assert_eq!(query, format!("{base}?embed=1&plots={},table", p.plot.id()), "{}", p.id);
+    }
+}
+
 #[test]
 fn a_link_reproduces_the_same_json() {
     let flags = [

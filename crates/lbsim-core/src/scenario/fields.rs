@@ -290,7 +290,8 @@ scenario! {
     #[serde(skip_serializing_if = "Placement::is_default")]
     ring: Placement = Placement::Lbsim
         => ("ring", Choice, 0.0, 0.0, 0.0, Hashing, "ring placement",
-            "ring placement: lbsim, nginx (hash consistent: CRC-32, 160 per weight) or ketama (MD5); nginx and ketama override hash and vnodes"),
+            "ring placement: lbsim, nginx (hash consistent: CRC-32, 160 per weight) or ketama (MD5); nginx and \
+             ketama override hash and vnodes"),
     /// Fleet events (SPEC section 12); none: a fixed, healthy pool.
     #[serde(skip_serializing_if = "Events::is_empty")]
     events: Events = Events::default()
@@ -402,7 +403,8 @@ scenario! {
     /// Layer 4: a connection is re-opened after this long, in ms (0 = never).
     #[serde(skip_serializing_if = "is_u32::<0>")]
     conn_life_ms: u32 = 0
-        => ("conn-life-ms", Integer, 0.0, 86_400_000.0, 1000.0, Locality, "connection lifetime (ms; 0 = never re-opened)",
+        => ("conn-life-ms", Integer, 0.0, 86_400_000.0, 1000.0, Locality,
+            "connection lifetime (ms; 0 = never re-opened)",
             "layer 4: a connection is re-opened after this long, ms (0 = never)"),
 }
 
