@@ -5,7 +5,7 @@
 //! The estimate counts the operations that dominate (requests drawn,
 //! requests through each rule, keys hashed, table entries filled, report
 //! cells) and prices each at what it measured on one core of the
-//! reference machine (the README's "Limits" lists the runs that fix the
+//! reference machine (docs/cli.md's "Limits" lists the runs that fix the
 //! prices, and how far the estimate was from them). It is meant to be
 //! right within a factor of two or so, which is what "a moment" against
 //! "a minute" needs.
@@ -15,7 +15,7 @@
 //! the cores the front end runs on (the CLI spreads rules, sweep values and
 //! remap keys over all of them; the page over its workers) and multiply by
 //! its own slowdown against native code (the page's wasm runs the core
-//! about 1.5 times slower, see the README). The CLI shows a progress bar on
+//! about 1.5 times slower, see docs/performance.md). The CLI shows a progress bar on
 //! a terminal when [`Work::is_long`]; the page should show the estimate
 //! and ask before starting anything it expects to take more than a few
 //! seconds.
@@ -28,9 +28,9 @@ use crate::remap::{Change, Remap, Scheme};
 use crate::scenario::Scenario;
 
 /// Nanoseconds per operation on one core of the reference machine: the
-/// shared two-core machine of the README's figures, with the other core
+/// shared two-core machine of docs/performance.md's figures, with the other core
 /// busy, single-threaded (`RAYON_NUM_THREADS=1`), CPU time of the commands
-/// the README's "Limits" lists.
+/// docs/cli.md's "Limits" lists.
 mod price {
     /// Drawing one request (arrival, work, user).
     pub const DRAW: f64 = 40.0;

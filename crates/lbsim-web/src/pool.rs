@@ -30,7 +30,7 @@ const MAX_WORKERS: usize = 4;
 /// The worker script, copied unhashed into `dist/` (index.html).
 const WORKER_SCRIPT: &str = "./worker.js";
 /// The core in this page's wasm against the native core the estimate is
-/// priced on (README, Performance: about 1.5).
+/// priced on (docs/performance.md: about 1.5).
 const WASM_SLOWDOWN: f64 = 1.5;
 
 /// What the pool tells the layers above it, which use it and so cannot be

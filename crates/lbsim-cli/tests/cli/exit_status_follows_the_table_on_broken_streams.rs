@@ -1,4 +1,4 @@
-//! The README's exit-status table holds when standard output or standard
+//! docs/cli.md's exit-status table holds when standard output or standard
 //! error is full (`/dev/full`) or closed (`>&-`): 2 for bad input, 1 when
 //! the output cannot be written, never a panic (101), and never 0 with the
 //! output lost.
