@@ -1,0 +1,122 @@
+//! Which servers each balancer copy may use, as health checks, ejections,
+//! exclusions and slow start change it: the probes' verdicts, a copy's
+//! view refreshed, its weights ramped.
+
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use super::health::slow_start_factor;
+use super::state::State;
+use crate::num::bits;
+use crate::scenario::CheckKind;
+
+impl State {
+    pub(super) fn health_step(&mut self) {
+        let t = self.next_health();
+        if self.probe_ms != t {
+            // A timer or a slow-start tick: state may change.
+            self.unsettled = true;
+        }
+        let timer = self.timers.peek().map(|Reverse((at, c, s))| (f64::from_bits(*at), *c, *s));
+        if let Some((_, c, s)) = timer.filter(|&(at, _, _)| at == t) {
+            self.timers.pop();
+            self.refresh(c as usize, s as usize, t, true);
+            return;
+        }
+        if self.next_tick == t {
+            self.tick(t);
+            return;
+        }
+        let n = self.members.len() as u64;
+        let s = (self.next_probe % n) as usize;
+        self.next_probe += 1;
+        self.probe_ms = self.probe_time(self.next_probe);
+        if !self.members[s] {
+            return;
+        }
+        let condition = self.timeline.at(s, t);
+        let passed = !(condition.crashed || (self.check == CheckKind::Http && condition.failing));
+        if self.active.probe(s, passed) {
+            for c in 0..self.health.len() {
+                self.refresh(c, s, t, false);
+            }
+        }
+    }
+
+    /// Brings copy `c`'s view of server `s` up to date at `t`; `rearm`: a
+    /// timer fired, so an exclusion that was extended needs a new one.
+    pub(super) fn refresh(&mut self, c: usize, s: usize, t: f64, rearm: bool) {
+        let member = self.members[s];
+        let h = &mut self.health[c];
+        let passive = h.passive.excludes(s, t);
+        let ejected = h.outlier.ejects(s, t);
+        let available = member && !self.active.is_down(s) && !passive && !ejected;
+        let changed = available != h.available[s];
+        if changed {
+            self.unsettled = true;
+            h.available[s] = available;
+            if available {
+                h.unavailable -= 1;
+            } else {
+                h.unavailable += 1;
+            }
+            h.reshape = true;
+            if available && self.slow_start_ms > 0.0 {
+                h.ramp_since[s] = Some(t);
+                if self.next_tick.is_infinite() {
+                    self.next_tick = (libm::floor(t / 1000.0) + 1.0) * 1000.0;
+                }
+                self.reweight(c, t);
+            }
+        }
+        let h = &mut self.health[c];
+        // Downtime is reported over the run's time base (to the last arrival).
+        h.downtime[s].mark(member && !available, t.min(self.horizon_ms));
+        if member && !available && (changed || rearm) {
+            let until = if passive { h.passive.until(s) } else { f64::NEG_INFINITY };
+            let until = until.max(if ejected { h.outlier.until(s) } else { f64::NEG_INFINITY });
+            if until > t {
+                self.timers.push(Reverse((bits(until), c as u32, s as u32)));
+            }
+        }
+    }
+
+    /// Copy `c`'s effective weights at `t` (Envoy's slow start), to its rule.
+    pub(super) fn reweight(&mut self, c: usize, t: f64) -> bool {
+        let h = &mut self.health[c];
+        let mut ramping = false;
+        let weights: Vec<u32> = self
+            .weights
+            .iter()
+            .zip(h.ramp_since.iter_mut())
+            .map(|(&w, since)| match *since {
+                Some(at) if t - at < self.slow_start_ms => {
+                    ramping = true;
+                    let f = slow_start_factor(t - at, self.slow_start_ms, self.aggression);
+                    (libm::round(f64::from(w) * 256.0 * f) as u32).max(1)
+                }
+                _ => {
+                    *since = None;
+                    w * 256
+                }
+            })
+            .collect();
+        if ramping {
+            h.reweighted = true;
+            h.weights = Some(weights);
+        } else if h.reweighted {
+            h.reweighted = false;
+            h.weights = Some(self.weights.clone());
+        }
+        ramping
+    }
+
+    /// Once per simulated second while a server ramps up.
+    pub(super) fn tick(&mut self, t: f64) {
+        let mut any = false;
+        for c in 0..self.health.len() {
+            any |= self.reweight(c, t);
+        }
+        self.next_tick = if any { t + 1000.0 } else { f64::INFINITY };
+    }
+}
