@@ -7,7 +7,8 @@
 //! module serves both.
 //!
 //! What it is not: it holds no logic of its own; the page is `lbsim-web`,
-//! the worker `lbsim-worker`, their messages `lbsim-protocol`.
+//! the worker `lbsim-worker`, their messages `lbsim-protocol`. It is the
+//! one crate that imports both the page and the worker.
 
 use wasm_bindgen::prelude::*;
 

@@ -18,6 +18,13 @@
 //! the page is lenient: any bad value, unknown key or inconsistent input is
 //! an error that names the field, the value and the allowed range, and
 //! exits with status 2.
+//!
+//! What it may import: `lbsim-core` and the terminal's crates (clap,
+//! rayon, indicatif, serde_json), never the page or the worker. Its
+//! modules form layers (`cargo xtask layers`): `outcome` (output and exit
+//! status) and `progress`; `flags` (the scenario flags, from the core's
+//! field table); the commands, `run` below `remap` and `sweep` below
+//! `trace`; and this file on top, which no module names.
 
 mod flags;
 mod outcome;

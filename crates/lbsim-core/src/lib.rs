@@ -13,6 +13,22 @@
 //! `no_std` + `alloc`, uses ChaCha for randomness and `libm` for every
 //! transcendental function, so the same scenario gives byte-identical
 //! reports natively and in wasm.
+//!
+//! What it may import: no other crate of the workspace, and of the outside
+//! world only arithmetic, hashing, randomness and serde (see its
+//! `Cargo.toml`). Inside, its modules form layers, each naming only its own
+//! layer or below (`cargo xtask layers` checks it, and that no file
+//! reaches itself through the files it names):
+//!
+//! 1. `hash`, `chacha`, `sort`, `num`, `rng`: arithmetic and randomness;
+//! 2. [`balancer`] (the rules: each gets a [`balancer::Pool`], never a
+//!    scenario) and [`events`] (the events grammar);
+//! 3. [`scenario`]: the type, the one field table, validation;
+//! 4. [`workload`], [`report`], [`theory`], [`remap`], [`cost`];
+//! 5. `server`: the server model both engines run on;
+//! 6. [`fleet`]: the event loop of a fleet that changes;
+//! 7. [`engine`]: a run, through the static loop or the fleet's;
+//! 8. [`sweep`], [`presets`], then [`url`], which names both.
 #![no_std]
 
 extern crate alloc;

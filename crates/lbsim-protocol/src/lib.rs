@@ -8,6 +8,7 @@
 //! each other.
 //!
 //! What it is not: it sends nothing itself and knows nothing of browsers.
+//! It may import `lbsim-core` only.
 
 extern crate alloc;
 

@@ -9,7 +9,6 @@
 //!   against the built `lbsim` and must print what they show, and their
 //!   links must lead somewhere (`--bless` rewrites the shown outputs); the
 //!   gate runs it after the tests.
-//!
 //! - `cargo xtask browser [FILE...]`: the browser tests alone (all, or the
 //!   files named), after building the page.
 //! - `cargo xtask layers`: no import circle between files, and no module
@@ -18,6 +17,9 @@
 //!
 //! Each command installs what it needs the first time (the wasm target,
 //! Trunk, the wasm-bindgen CLI, Chromium, npm packages), saying so.
+//!
+//! What it may import: `lbsim-core` (for the rules' ids the benches
+//! name) and the tools' crates; nothing imports it.
 
 mod bench;
 mod docs;
