@@ -5,7 +5,6 @@
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 use lbsim_core::cost::{self, Work};
-use lbsim_core::hash::HashFn;
 use lbsim_core::presets::PRESETS;
 use lbsim_core::remap::{self, Change, Plan, Remap, RemapReport, Scheme};
 use lbsim_core::Scenario;
@@ -137,18 +136,7 @@ fn experiment(args: &RemapArgs) -> Result<(Remap, Vec<Scheme>), Failure> {
     }
     let mut placement = Scenario::default();
     args.placement.apply(&mut placement)?;
-    Ok((placed(remap, &placement), schemes))
-}
-
-/// The experiment with the placement of `scenario`'s rings and tables, as
-/// its consistent-hash, maglev and rendezvous rules build them.
-fn placed(remap: Remap, scenario: &Scenario) -> Remap {
-    Remap {
-        hash: scenario.hash.unwrap_or(HashFn::DEFAULT),
-        vnodes: scenario.vnodes,
-        ring: scenario.ring,
-        ..remap
-    }
+    Ok((remap.placed_as(&placement), schemes))
 }
 
 /// One scheme's experiment, as JSON prints it: SPEC section 4's remapping

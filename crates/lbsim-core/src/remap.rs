@@ -17,7 +17,7 @@ use crate::balancer::consistent_hash::Ring;
 use crate::balancer::placement::Placement;
 use crate::balancer::{maglev, rendezvous};
 use crate::hash::{HashFn, KeyBuf};
-use crate::scenario::{field_spec, valid_name, ScenarioError};
+use crate::scenario::{field_spec, valid_name, Scenario, ScenarioError};
 
 /// How keys map to nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,6 +153,19 @@ pub struct Remap {
 }
 
 impl Remap {
+    /// The experiment with the placement of `scenario`'s rings and tables
+    /// (its hash, points per weight unit and ring construction), as its
+    /// consistent-hash, Maglev and rendezvous rules build them: what the
+    /// CLI's `remap` and the page's remapping panel both show.
+    pub fn placed_as(self, scenario: &Scenario) -> Remap {
+        Remap {
+            hash: scenario.hash.unwrap_or(HashFn::DEFAULT),
+            vnodes: scenario.vnodes,
+            ring: scenario.ring,
+            ..self
+        }
+    }
+
     /// The hash the experiment's keys go through, as printed beside it: a
     /// placed ring's own for consistent-hash (`crc32 (nginx ring)`), the
     /// `hash` setting otherwise.
