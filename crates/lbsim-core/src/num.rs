@@ -1,9 +1,12 @@
 //! Small numeric helpers the workload and both engines share: times as
 //! sortable bits, the later of two times, and float-to-index conversion,
-//! each written for what it compiles to natively and in wasm.
+//! each written for what it compiles to natively and in wasm. All are
+//! `#[inline]`: they sit in a module of their own, and the engines call
+//! them for every request.
 
 /// A non-negative time as sortable bits: for finite `t >= 0` the IEEE bit
 /// pattern orders like the number, and integer compares are cheaper.
+#[inline]
 pub(crate) fn bits(t: f64) -> u64 {
     t.to_bits()
 }

@@ -17,6 +17,7 @@ use crate::workload::algorithm_rng;
 
 /// The time bucket of `t` in a series of [`QUEUE_BUCKETS`] buckets of
 /// `bucket_ms` (the last one takes what comes after the last arrival).
+#[inline]
 pub(crate) fn bucket_of(t: f64, bucket_ms: f64) -> usize {
     whole(t / bucket_ms).min(QUEUE_BUCKETS - 1)
 }
@@ -169,6 +170,7 @@ impl Counts for ServersAt<'_> {
 /// server rides along instead of in a per-request list.
 pub(crate) type Completion = u128;
 
+#[inline]
 pub(crate) fn completion(done_bits: u64, index: usize, server: usize) -> Completion {
     (u128::from(done_bits) << 64) | ((index as u128) << 32) | server as u128
 }
