@@ -40,14 +40,14 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use lbsim_core::scenario::Unprintable;
 
-use crate::outcome::{exit_status, stdout_open, Failure};
+use crate::outcome::{exit_status, Failure};
 
 /// Which server gets your request? Load-balancing rules side by side, from
 /// one request stream.
 ///
 /// Exit status: 0 on success, 2 for bad input (a usage error, a value out of
 /// range, an unreadable, malformed or oversized scenario file or link), 1
-/// when the output cannot be written (full, closed or failing).
+/// when the output cannot be written (full or failing).
 #[derive(Parser)]
 #[command(name = "lbsim", version, about, long_about, max_term_width = 110)]
 struct Cli {
@@ -118,7 +118,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
             // --help and --version: print as clap does; they are output too.
-            let printed = stdout_open().and_then(|()| e.print()).and_then(|()| io::stdout().flush());
+            let printed = e.print().and_then(|()| io::stdout().flush());
             return exit_status(printed.map_err(Failure::Output));
         }
         Err(e) => return exit_status(Err(Failure::Input(one_line(&e)))),

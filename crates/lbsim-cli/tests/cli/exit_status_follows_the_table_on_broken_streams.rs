@@ -1,7 +1,8 @@
 //! docs/cli.md's exit-status table holds when standard output or standard
-//! error is full (`/dev/full`) or closed (`>&-`): 2 for bad input, 1 when
-//! the output cannot be written, never a panic (101), and never 0 with the
-//! output lost.
+//! error is full (`/dev/full`), `/dev/null` or closed (`>&-`): 2 for bad
+//! input, 1 when the output cannot be written, 0 when it is thrown away on
+//! purpose (`/dev/null`, however opened: what `subprocess.DEVNULL` and
+//! service managers give), never a panic (101).
 
 use std::fs::File;
 use std::process::{Command, Stdio};
@@ -55,11 +56,27 @@ fn help_and_version_into_a_full_stdout_exit_1() {
     assert_eq!(status(&["run", "--help"], Stdio::null(), Stdio::null()), Some(0));
 }
 
-#[cfg(target_os = "linux")]
+/// `/dev/null` opened for reading and writing, as Python's
+/// `subprocess.DEVNULL` and Node's `stdio: 'ignore'` give it.
+fn devnull_read_write() -> File {
+    File::options().read(true).write(true).open("/dev/null").expect("/dev/null")
+}
+
 #[test]
-fn closed_stdout_exits_1() {
-    assert_eq!(status_with_stdout_closed(&["run", "--requests", "10"]), Some(1));
-    assert_eq!(status_with_stdout_closed(&["run", "--help"]), Some(1));
+fn stdout_on_a_read_write_dev_null_exits_0() {
+    let args = ["run", "--requests", "10"];
+    assert_eq!(status(&args, devnull_read_write().into(), Stdio::null()), Some(0));
+    assert_eq!(status(&["run", "--help"], devnull_read_write().into(), Stdio::null()), Some(0));
+    assert_eq!(status(&["run", "--servers", "0"], devnull_read_write().into(), Stdio::null()), Some(2));
+}
+
+/// A closed standard output cannot be told from a read-write `/dev/null`
+/// (Rust's runtime opens one in its place): the output is lost, as with
+/// every Unix tool, and the status says success unless the input was bad.
+#[test]
+fn closed_stdout_exits_0_and_bad_input_still_2() {
+    assert_eq!(status_with_stdout_closed(&["run", "--requests", "10"]), Some(0));
+    assert_eq!(status_with_stdout_closed(&["run", "--help"]), Some(0));
     assert_eq!(status_with_stdout_closed(&["run", "--servers", "0"]), Some(2), "bad input is still 2");
 }
 
