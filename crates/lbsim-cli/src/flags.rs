@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use lbsim_core::presets::{Preset, PRESETS};
 use lbsim_core::scenario::{field_spec, Field, FieldKind, FIELDS, PLACEMENT_KEYS, POOL_KEYS};
-use lbsim_core::{url, Scenario};
+use lbsim_core::{url, Scenario, ScenarioError};
 
 use crate::outcome::{bad, Failure};
 
@@ -263,6 +263,21 @@ fn read_capped(source: impl Read, shown: &str) -> Result<String, Failure> {
     String::from_utf8(bytes).map_err(|e| bad("scenario", shown, format!("a JSON scenario in UTF-8 ({e})")))
 }
 
+/// When a JSON object reads but a value in it has the wrong type
+/// (`{"retries": "1"}`), the field that refuses it, read alone: serde's
+/// own message gives only a line and a column.
+fn field_at_fault(text: &str) -> Option<Failure> {
+    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).ok()?;
+    object.into_iter().find_map(|(key, value)| {
+        let alone = serde_json::Value::Object(std::iter::once((key.clone(), value.clone())).collect());
+        let e = serde_json::from_value::<Scenario>(alone).err()?;
+        let Some(field) = field_spec(&key) else {
+            return Some(Failure::from(ScenarioError::unknown_key(&key, &value.to_string())));
+        };
+        Some(bad(&key, &value.to_string(), format!("{} ({e})", field.allowed())))
+    })
+}
+
 /// A scenario file: the scenario and the fields it names.
 fn read_scenario_file(path: &PathBuf) -> Result<(Scenario, BTreeSet<&'static str>), Failure> {
     let shown = path.display().to_string();
@@ -278,7 +293,10 @@ fn read_scenario_file(path: &PathBuf) -> Result<(Scenario, BTreeSet<&'static str
     };
     // Editors on Windows may start UTF-8 files with a byte order mark.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let scenario: Scenario = serde_json::from_str(text).map_err(invalid)?;
+    let scenario: Scenario = match serde_json::from_str(text) {
+        Ok(scenario) => scenario,
+        Err(e) => return Err(field_at_fault(text).unwrap_or_else(|| invalid(e))),
+    };
     // Each field alone, before other sources are laid over it: a name with
     // a comma must not become two names on the way.
     scenario.check_fields()?;

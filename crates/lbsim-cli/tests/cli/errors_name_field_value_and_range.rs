@@ -60,12 +60,33 @@ fn bad_scenario_files_are_input_errors() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     let file = dir.join("lbsim-cli-bad.json");
     std::fs::write(&file, r#"{"servers": 4, "colour": "blue"}"#).expect("a file");
-    names_all(&error(&["run", "--scenario", file.to_str().expect("UTF-8")]), &["scenario", "colour"]);
+    names_all(
+        &error(&["run", "--scenario", file.to_str().expect("UTF-8")]),
+        &["unknown key 'colour'", "servers"],
+    );
     std::fs::write(&file, r#"{"servers": 0}"#).expect("a file");
     names_all(
         &error(&["run", "--scenario", file.to_str().expect("UTF-8")]),
         &["servers", "'0'", "1 to 1024"],
     );
+}
+
+/// A value of the wrong JSON type names its field and the field's range,
+/// not only serde's line and column.
+#[test]
+fn json_type_errors_name_the_field() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join("lbsim-cli-typed.json");
+    let cases: [(&str, &[&str]); 4] = [
+        (r#"{"servers": 4, "retries": "1"}"#, &["retries", "0 to 10", "expected u32"]),
+        (r#"{"events": 5}"#, &["events", "'5'", "TIME:SERVER:KIND"]),
+        (r#"{"ring": null}"#, &["ring", "'null'", "nginx"]),
+        (r#"{"count-5xx": "yes"}"#, &["count-5xx", "yes"]),
+    ];
+    for (json, parts) in cases {
+        std::fs::write(&file, json).expect("a file");
+        names_all(&error(&["run", "--scenario", file.to_str().expect("UTF-8")]), parts);
+    }
 }
 
 #[test]
