@@ -113,6 +113,24 @@ fn one_line(error: &clap::Error) -> String {
     format!("{}; see --help", Unprintable(line))
 }
 
+/// When clap refuses the arguments, one holding a control character (an
+/// escape sequence, a newline), named with the character escaped: clap's
+/// messages drop escape sequences from what they echo, so `x\e[31my` would
+/// read as `xy` and a mangled flag as the real one. (Values clap accepts
+/// reach lbsim's own checks, whose messages name the field and escape the
+/// value.)
+fn control_character() -> Option<Failure> {
+    std::env::args_os().enumerate().skip(1).find_map(|(i, arg)| {
+        let text = arg.to_string_lossy();
+        text.chars().any(char::is_control).then(|| {
+            Failure::Input(format!(
+                "argument {i} '{}' holds a control character; none is allowed; see --help",
+                text.escape_debug()
+            ))
+        })
+    })
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -121,7 +139,10 @@ fn main() -> ExitCode {
             let printed = e.print().and_then(|()| io::stdout().flush());
             return exit_status(printed.map_err(Failure::Output));
         }
-        Err(e) => return exit_status(Err(Failure::Input(one_line(&e)))),
+        Err(e) => {
+            let failure = control_character().unwrap_or_else(|| Failure::Input(one_line(&e)));
+            return exit_status(Err(failure));
+        }
     };
     exit_status(match cli.command {
         Command::Run(args) => run::run(&args),

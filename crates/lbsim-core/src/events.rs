@@ -173,7 +173,7 @@ impl Events {
         let mut troubled = alloc::vec![false; names.len()];
         for e in &self.0 {
             let Some(s) = names.iter().position(|n| *n == e.server) else {
-                return Err((e.to_string(), format!("a server of the pool ({})", names.join(", "))));
+                return Err((e.to_string(), format!("a server of the pool ({})", pool_words(names))));
             };
             let refuse = |why: &str| Err((e.to_string(), why.to_string()));
             match e.kind {
@@ -235,12 +235,37 @@ impl<'de> Deserialize<'de> for Events {
     }
 }
 
+/// A pool in a message: every name up to ten, else the first ten and how
+/// many there are (a 1,024-server pool is not a message's worth).
+fn pool_words(names: &[String]) -> String {
+    const SHOWN: usize = 10;
+    if names.len() <= SHOWN {
+        return names.join(", ");
+    }
+    format!("{}, ... {} servers in all", names[..SHOWN].join(", "), names.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn names(n: usize) -> Vec<String> {
         (1..=n).map(|i| format!("s{i}")).collect()
+    }
+
+    /// An unknown server in a large pool names ten of the pool and its
+    /// size, not all 1,024 names.
+    #[test]
+    fn an_unknown_server_lists_at_most_ten_of_the_pool() {
+        let events = Events::parse("1s:nope:crash").expect("parses");
+        let (item, why) = events.check_against(&names(1024)).expect_err("nope is no server");
+        assert_eq!(item, "1s:nope:crash");
+        assert_eq!(
+            why,
+            "a server of the pool (s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, ... 1024 servers in all)"
+        );
+        let (_, why) = events.check_against(&names(3)).expect_err("nope is no server");
+        assert_eq!(why, "a server of the pool (s1, s2, s3)");
     }
 
     #[test]

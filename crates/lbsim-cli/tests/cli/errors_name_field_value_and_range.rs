@@ -89,6 +89,46 @@ fn json_type_errors_name_the_field() {
     }
 }
 
+/// An escape sequence in an argument is shown escaped, not dropped (clap
+/// alone printed `'xy'` for `x\e[31my`, and a mangled flag as the real one).
+#[test]
+fn control_characters_in_arguments_are_shown_escaped() {
+    names_all(
+        &error(&["run", "--format", "x\u{1b}[31my"]),
+        &["argument 3", "'x\\u{1b}[31my'", "control character"],
+    );
+    let message = error(&["run", "--serv\u{1b}[0mers", "3"]);
+    names_all(&message, &["argument 2", "'--serv\\u{1b}[0mers'"]);
+    assert!(!message.contains('\u{1b}'), "no raw escape reaches the terminal: {message:?}");
+}
+
+/// A ring too large names what the reader can change for that ring:
+/// vnodes for lbsim's, the weights for NGINX's, the servers for ketama's.
+#[test]
+fn a_ring_too_large_names_what_applies_to_its_construction() {
+    let heavy = vec!["1000"; 1024].join(",");
+    let nginx = error(&["run", "--ring", "nginx", "--servers", "1024", "--weights", &heavy]);
+    names_all(&nginx, &["weights: 'a total weight of 1024000 over 1024 servers'", "ring=nginx", "4194304"]);
+    assert!(!nginx.contains("vnodes"), "vnodes does not apply to NGINX's ring: {nginx}");
+    let ketama = error(&[
+        "run",
+        "--ring",
+        "ketama",
+        "--servers",
+        "1024",
+        "--balancers",
+        "64",
+        "--algorithms",
+        "bounded-load",
+    ]);
+    names_all(&ketama, &["servers: '1024'", "ring=ketama", "balancer copies"]);
+    let heavy = vec!["100"; 1024].join(",");
+    names_all(
+        &error(&["run", "--vnodes", "1000", "--servers", "1024", "--weights", &heavy]),
+        &["vnodes: '1000'"],
+    );
+}
+
 #[test]
 fn presets_are_checked_per_command() {
     names_all(&error(&["run", "--preset", "nope"]), &["preset", "nope", "mixed", "degraded"]);

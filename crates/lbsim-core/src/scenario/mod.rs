@@ -127,15 +127,36 @@ impl Scenario {
             u64::from(has(AlgorithmId::ConsistentHash))
         };
         if ring * rings > MAX_RING_POINTS {
-            return Err(ScenarioError {
-                field: "vnodes".to_string(),
-                value: self.vnodes.to_string(),
-                allowed: format!(
-                    "vnodes x total weight x rings at most {MAX_RING_POINTS} ring points (here {}: {ring} \
-                     per ring, {rings} rings); lower vnodes, the weights or, for bounded-load, the \
-                     balancer copies",
-                    ring * rings
-                ),
+            let total = ring * rings;
+            let copies = "or, for bounded-load, the balancer copies";
+            // Only what the reader can change for this ring: NGINX's and
+            // ketama's bring their own points, so vnodes is not it there.
+            return Err(match self.ring {
+                Placement::Lbsim => ScenarioError {
+                    field: "vnodes".to_string(),
+                    value: self.vnodes.to_string(),
+                    allowed: format!(
+                        "vnodes x total weight x rings at most {MAX_RING_POINTS} ring points (here {total}: \
+                         {ring} per ring, {rings} rings); lower vnodes, the weights {copies}"
+                    ),
+                },
+                Placement::Nginx => ScenarioError {
+                    field: "weights".to_string(),
+                    // The total, not a list of up to 1,024 weights.
+                    value: format!("a total weight of {weight} over {n} servers"),
+                    allowed: format!(
+                        "160 x total weight x rings at most {MAX_RING_POINTS} ring points with ring=nginx \
+                         (here {total}: {ring} per ring, {rings} rings); lower the servers, the weights {copies}"
+                    ),
+                },
+                Placement::Ketama => ScenarioError {
+                    field: "servers".to_string(),
+                    value: self.servers.to_string(),
+                    allowed: format!(
+                        "160 x servers x rings at most {MAX_RING_POINTS} ring points with ring=ketama \
+                         (here {total}: {ring} per ring, {rings} rings); lower the servers {copies}"
+                    ),
+                },
             });
         }
         Ok(())
