@@ -226,6 +226,27 @@ impl Sources {
     /// The scenario: preset, then file, then link, then flags; each source
     /// overrides only the fields it names. Checked as a whole at the end.
     pub fn scenario(&self) -> Result<Scenario, Failure> {
+        let scenario = self.unchecked()?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// The fields given on the command line that have no effect on
+    /// `scenario` (`--retries` without events, `--load` with a rate): a
+    /// note each, as `run` and `sweep` both print them.
+    pub fn without_effect(&self, scenario: &Scenario) -> Vec<String> {
+        self.flags
+            .values
+            .iter()
+            .filter(|(key, _)| !scenario.uses(key))
+            .map(|(key, _)| format!("note: --{key} has no effect on this scenario"))
+            .collect()
+    }
+
+    /// The scenario with every source laid over the other, each field
+    /// checked alone but not the fields against each other: a sweep's base
+    /// (its values decide, say, how many servers the names must fit).
+    pub fn unchecked(&self) -> Result<Scenario, Failure> {
         let mut scenario = self.preset()?.map_or_else(Scenario::default, Preset::scenario);
         if let Some(path) = &self.scenario {
             let (from, keys) = read_scenario_file(path)?;
@@ -235,7 +256,6 @@ impl Sources {
             url::apply_strict(&mut scenario, link)?;
         }
         self.flags.apply(&mut scenario)?;
-        scenario.validate()?;
         Ok(scenario)
     }
 }

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::flags::Sources;
-use crate::outcome::{print, Failure};
+use crate::outcome::{complain, print, Failure};
 use crate::progress;
 
 /// Output formats of `lbsim run`.
@@ -144,6 +144,9 @@ pub fn json_line(value: &impl Serialize) -> Result<String, Failure> {
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let preset = args.sources.preset()?;
     let scenario = args.sources.scenario()?;
+    for note in args.sources.without_effect(&scenario) {
+        complain(&note);
+    }
     let rules = scenario.algorithms.len() as u64;
     let progress = progress::bar(rules, "rules", "run".to_string(), cost::run(&scenario).is_long());
     let report = simulate(&scenario, &progress)?;

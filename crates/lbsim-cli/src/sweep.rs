@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::flags::Sources;
 use lbsim_core::report::Headline;
 
-use crate::outcome::{print, Failure};
+use crate::outcome::{complain, print, Failure};
 use crate::progress;
 use crate::run::{json_line, simulate};
 
@@ -63,7 +63,11 @@ struct SweepReport {
 
 pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
     let range = Sweep::parse(&args.param, "param", MAX_VALUES)?;
-    let scenarios = range.scenarios(&args.sources.scenario()?)?;
+    let base = args.sources.unchecked()?;
+    let scenarios = range.scenarios(&base)?;
+    for note in args.sources.without_effect(&base).into_iter().chain(range.without_effect(&base)) {
+        complain(&note);
+    }
     let progress = progress::bar(scenarios.len() as u64, "values", format!("sweep {}", range.key), true);
     // Values and, within each, algorithms run in parallel; rayon shares the
     // cores among them. Each report shrinks to its rows as soon as it is

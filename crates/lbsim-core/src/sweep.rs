@@ -198,19 +198,13 @@ impl Sweep {
         Ok(Sweep { key: field.key, values, spec: spec.to_string() })
     }
 
-    /// The scenario of each value: `base` with the field set, each checked.
-    /// A field the scenario does not use (`load` when a rate is given,
-    /// `slow-share` for constant work) is refused: every value would run
-    /// the same. Sweeping `servers` fits the per-server lists to each
-    /// count, as the page's servers control does.
+    /// The scenario of each value: `base` with the field set, each checked
+    /// whole (so `base` need not be valid for every count a `servers`
+    /// sweep sets, only each value's scenario). Sweeping `servers` fits the
+    /// per-server lists to each count, as the page's servers control does.
+    /// A field the scenario does not use runs too, every value the same, as
+    /// `run` takes it: [`Sweep::without_effect`] says so.
     pub fn scenarios(&self, base: &Scenario) -> Result<Vec<Scenario>, ScenarioError> {
-        if !base.uses(self.key) {
-            return Err(ScenarioError {
-                field: self.key.to_string(),
-                value: self.spec.clone(),
-                allowed: format!("a field this scenario uses ({} has no effect on it)", self.key),
-            });
-        }
         self.values
             .iter()
             .map(|text| {
@@ -223,6 +217,14 @@ impl Sweep {
                 Ok(scenario)
             })
             .collect()
+    }
+
+    /// A note when the swept field has no effect on `base` (`load` when a
+    /// rate is given, `slow-share` for constant work, health settings
+    /// without events): every value then runs the same scenario.
+    pub fn without_effect(&self, base: &Scenario) -> Option<String> {
+        (!base.uses(self.key))
+            .then(|| format!("{} has no effect on this scenario: every value runs the same", self.key))
     }
 
     /// The sweep as CSV (`lbsim sweep --format csv` and the page's
@@ -300,10 +302,18 @@ mod tests {
     }
 
     #[test]
-    fn a_field_the_scenario_ignores_is_refused_and_servers_fit_the_lists() {
+    fn a_field_the_scenario_ignores_runs_with_a_note_and_servers_fit_the_lists() {
         let rated = Scenario { rate: Some(100.0), ..Scenario::default() };
         let load = Sweep::parse("load=0.5..0.9:0.2", "sweep", 10).expect("a range");
-        assert_eq!(load.scenarios(&rated).map_err(|e| e.field), Err("load".to_string()));
+        assert_eq!(load.scenarios(&rated).map(|s| s.len()), Ok(3));
+        assert!(load.without_effect(&rated).is_some_and(|note| note.starts_with("load has no effect")));
+        assert_eq!(load.without_effect(&Scenario::default()), None);
+        // The base need not fit every count: each value's scenario is checked.
+        let named =
+            Scenario { names: alloc::vec!["a".into(), "b".into(), "c".into()], ..Scenario::default() };
+        let counts = Sweep::parse("servers=1..5:1", "sweep", 10).expect("a range");
+        let runs = counts.scenarios(&named).expect("names follow the count");
+        assert_eq!(runs[4].names, ["a", "b", "c", "s4", "s5"]);
         let speeds = Scenario { speeds: alloc::vec![1.0, 1.0, 1.0, 0.2], ..Scenario::default() };
         let servers = Sweep::parse("servers=2..6:2", "sweep", 10).expect("a range");
         let runs = servers.scenarios(&speeds).expect("lists follow the count");

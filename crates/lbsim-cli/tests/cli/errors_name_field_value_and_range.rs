@@ -129,6 +129,49 @@ fn a_ring_too_large_names_what_applies_to_its_construction() {
     );
 }
 
+/// A field with no effect on the scenario is one rule for `run` and
+/// `sweep`: both run it and say so on standard error (the sweep refused it
+/// while `run` took it silently).
+#[test]
+fn a_field_without_effect_runs_with_a_note_in_run_and_sweep() {
+    let note = |args: &[&str]| {
+        let out = lbsim().args(args).output().expect("lbsim runs");
+        assert_eq!(out.status.code(), Some(0), "lbsim {args:?}");
+        assert!(!out.stdout.is_empty());
+        String::from_utf8(out.stderr).expect("UTF-8")
+    };
+    let quick = ["--requests", "200", "--algorithms", "round-robin"];
+    let run = note(&[&["run", "--retries", "1"][..], &quick].concat());
+    assert!(run.contains("--retries has no effect"), "{run}");
+    let sweep = note(&[&["sweep", "--param", "retries=0..1:1"][..], &quick].concat());
+    assert!(sweep.contains("retries has no effect"), "{sweep}");
+    let used = note(&[&["run", "--retries", "1", "--events", "5s:s1:crash"][..], &quick].concat());
+    assert!(used.is_empty(), "{used}");
+}
+
+/// A sweep of `servers` checks each value's scenario, not the base's:
+/// three names fit every count (the rest named s4, s5), and a refusal
+/// would name the sweep's own count, not the default 4.
+#[test]
+fn a_servers_sweep_fits_the_names_to_each_count() {
+    let out = lbsim()
+        .args([
+            "sweep",
+            "--param",
+            "servers=1..5:1",
+            "--names",
+            "a,b,c",
+            "--requests",
+            "200",
+            "--algorithms",
+            "round-robin",
+        ])
+        .output()
+        .expect("lbsim runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 6, "a header and five values");
+}
+
 #[test]
 fn presets_are_checked_per_command() {
     names_all(&error(&["run", "--preset", "nope"]), &["preset", "nope", "mixed", "degraded"]);
