@@ -101,13 +101,16 @@ fn chain_servers(log: &[Attempt], mut at: Option<u32>) -> Vec<u32> {
 
 #[test]
 fn every_request_ends_once_and_a_retry_never_goes_back() {
-    let s = scenario(
-        "events=10s:s2:crash,20s:s2:recover,25s:s4:fail&retries=2&count-5xx=1&requests=12000&balancers=2",
-    );
+    let link =
+        "events=10s:s2:crash,20s:s2:recover,25s:s4:fail&retries=2&count-5xx=1&requests=12000&balancers=2";
+    let s = scenario(link);
     let p = Prepared::new(&s).expect("valid");
+    // s1 and s3 never fail, so a request always has a live upstream: every
+    // request is sent at least once, and with `count-5xx=1` every error is
+    // a failure that is retried until `retries + 1` tries are spent.
+    let tries_allowed = s.retries as usize + 1;
     for &a in AlgorithmId::ALL {
         let log = p.attempt_log(a);
-        let mut finals = vec![0u32; 12_000];
         for (i, attempt) in log.iter().enumerate() {
             let mut tried = chain_servers(&log, attempt.previous);
             tried.sort_unstable();
@@ -118,28 +121,56 @@ fn every_request_ends_once_and_a_retry_never_goes_back() {
             );
             assert!(attempt.start_ms >= attempt.sent_ms && attempt.done_ms >= attempt.start_ms);
         }
-        // The last attempt of each request is the one no retry points to.
+        // A request's answer is its last attempt, the one no retry points
+        // to: a success, or an error with no try left. An error with tries
+        // left that no retry follows is an answer dropped. Counted per
+        // request id from the log, not from the report's own sample.
+        // Checked by hand once: `retry` in `fleet/attempt.rs` made to
+        // return without sending for every request id divisible by 7 (the
+        // client never hears back); in a release build, where the event
+        // loop's own `debug_assert` is off, this failed with "round-robin:
+        // request 3479 has 0 answers", where the report's latency CDF
+        // still ended at 1.0.
         let mut superseded = vec![false; log.len()];
         for attempt in &log {
             if let Some(p) = attempt.previous {
                 superseded[p as usize] = true;
             }
         }
+        let mut answers = vec![0u32; s.requests as usize];
+        let mut error_answers = 0u64;
         for (i, attempt) in log.iter().enumerate() {
-            if !superseded[i] {
-                finals[attempt.request as usize] += 1;
+            if superseded[i] {
+                continue;
+            }
+            let tries = chain_servers(&log, Some(i as u32)).len();
+            if attempt.outcome == Outcome::Ok || tries == tries_allowed {
+                answers[attempt.request as usize] += 1;
+                error_answers += u64::from(attempt.outcome != Outcome::Ok);
             }
         }
-        // Requests refused for want of a live upstream have no attempt.
-        assert!(finals.iter().all(|&f| f <= 1), "{}: a request ended twice", a.id());
+        for (request, &n) in answers.iter().enumerate() {
+            assert_eq!(n, 1, "{}: request {request} has {n} answers", a.id());
+        }
         let r = p.run_one(a);
-        let answered = r.cdf.all.last().map(|point| point[1]);
-        assert_eq!(answered, Some(1.0), "{}: every request has its one answer", a.id());
+        assert_eq!(r.errors, Some(error_answers), "{}: the report's errors are the log's", a.id());
         let retried = log.iter().filter(|x| x.previous.is_some()).count() as u64;
         assert_eq!(r.retries, Some(retried), "{}", a.id());
         let sent: u64 = r.servers.iter().map(|s| s.requests).sum();
         assert_eq!(sent, log.len() as u64, "{}: each attempt counts on its server", a.id());
     }
+}
+
+/// The least `k` with `P(X > k) < tail` for X Poisson with mean `mean`.
+fn poisson_upper_quantile(mean: f64, tail: f64) -> f64 {
+    let (mut k, mut term) = (0u32, (-mean).exp());
+    let mut below = term;
+    while 1.0 - below >= tail {
+        k += 1;
+        term *= mean / f64::from(k);
+        below += term;
+    }
+    f64::from(k)
 }
 
 #[test]
@@ -148,20 +179,17 @@ fn with_5xx_counting_the_black_hole_costs_max_fails_per_timeout_per_copy_plus_in
         let s = scenario(&format!("events=20s:s3:fail&count-5xx=1&max-fails=1&balancers={copies}"));
         let p = Prepared::new(&s).expect("valid");
         let lc = p.run_one(AlgorithmId::LeastConnections);
-        let log = p.attempt_log(AlgorithmId::LeastConnections);
         let horizon = p.workload().horizon_ms();
         let windows = ((horizon - 20_000.0) / f64::from(s.fail_timeout_ms)).ceil() + 1.0;
-        // What a copy already sent when an error came back: at most the
-        // attempts it sent to s3 in the error time before it, per window.
-        let in_flight = log
-            .iter()
-            .filter(|a| a.server == 2 && a.outcome == Outcome::Http500)
-            .filter(|a| {
-                log.iter().any(|b| {
-                    b.server == 2 && b.copy == a.copy && b.sent_ms < a.done_ms && b.done_ms > a.done_ms
-                })
-            })
-            .count() as f64;
+        // What a copy sends s3 while its trial request's error is on the way
+        // back: s3 answers 500 `error-ms` after a request starts, and a copy
+        // gets arrivals at rate / copies, so Poisson with mean
+        // `rate / copies x error-ms` per trial; over `windows x copies`
+        // trials, Poisson with mean `windows x rate x error-ms`. Allowed: its
+        // one-in-10,000 upper quantile. All from the scenario, none from the
+        // run.
+        let rate_per_ms = s.requests as f64 / horizon;
+        let in_flight = poisson_upper_quantile(windows * rate_per_ms * s.error_ms, 1e-4);
         let bound = windows * f64::from(copies) * f64::from(s.max_fails) + in_flight;
         let errors = lc.servers[2].errors.expect("fleet run") as f64;
         eprintln!(

@@ -1,15 +1,18 @@
 //! Hostile input against the link codec, the JSON scenario reader and the
 //! remapping experiment's arguments: no panic, an error naming the field,
-//! and round-trip identity for everything accepted. `PROPTEST_CASES` sets
-//! the cases per property; `cargo xtask fuzz` runs many.
+//! and round-trip identity for everything accepted. Each property mixes
+//! valid input made from the table's rows with hostile input, accepts at
+//! least half its cases and sees every field of the table accepted
+//! (`fuzz/mod.rs`). `PROPTEST_CASES` sets the cases per property; `cargo
+//! xtask fuzz` runs many.
 
 mod fuzz;
 
-use fuzz::{fuzz, hostile_json, hostile_key, hostile_link, hostile_list, hostile_text, printable};
+use fuzz::{fuzz, hostile_list, hostile_text, mixed_field, mixed_json, mixed_link, printable, Covered};
 use lbsim_core::balancer::placement::Placement;
 use lbsim_core::hash::HashFn;
 use lbsim_core::remap::{Change, Plan, Remap, Scheme};
-use lbsim_core::scenario::field_spec;
+use lbsim_core::scenario::{field_spec, FIELDS};
 use lbsim_core::url::{decode, decode_strict, encode};
 use lbsim_core::{Scenario, ScenarioError};
 use proptest::prelude::*;
@@ -61,7 +64,8 @@ fn link_keys(link: &str) -> Vec<String> {
 
 #[test]
 fn hostile_links_never_panic_and_round_trip_when_accepted() {
-    fuzz("links", fuzz::cases(256), hostile_link(), |link| {
+    let covered = Covered::default();
+    let tried = fuzz("links", fuzz::cases(256), mixed_link(), |link| {
         let given = link_keys(&link);
         let lenient = decode(&link);
         for problem in &lenient.problems {
@@ -73,6 +77,7 @@ fn hostile_links_never_panic_and_round_trip_when_accepted() {
             Ok(scenario) => {
                 prop_assert!(lenient.problems.is_empty(), "{:?}", lenient.problems);
                 prop_assert_eq!(&scenario, &lenient.scenario);
+                covered.saw(given.iter().map(String::as_str));
                 round_trips(&scenario)
             }
             Err(e) => {
@@ -81,11 +86,13 @@ fn hostile_links_never_panic_and_round_trip_when_accepted() {
             }
         }
     });
+    covered.every_field("links", tried);
 }
 
 #[test]
 fn hostile_json_scenarios_never_panic_and_round_trip_when_accepted() {
-    fuzz("json scenarios", fuzz::cases(256), hostile_json(), |text| {
+    let covered = Covered::default();
+    let tried = fuzz("json scenarios", fuzz::cases(256), mixed_json(), |text| {
         let Ok(from_file) = serde_json::from_str::<Scenario>(&text) else {
             return Ok(false);
         };
@@ -102,10 +109,39 @@ fn hostile_json_scenarios_never_panic_and_round_trip_when_accepted() {
             prop_assert!(set.is_ok(), "checked field {key} refused: {set:?}");
         }
         match scenario.validate() {
-            Ok(()) => round_trips(&scenario),
+            Ok(()) => {
+                covered.saw(given.iter().map(String::as_str));
+                round_trips(&scenario)
+            }
             Err(e) => names_a_field(&e, &given),
         }
     });
+    covered.every_field("json scenarios", tried);
+}
+
+/// A remapping experiment a user could mean: distinct nodes, a new one
+/// added or a present one removed, a pattern with `{i}`, vnodes in range.
+fn valid_remap() -> impl Strategy<Value = Remap> {
+    (
+        prop::sample::select(Scheme::ALL.to_vec()),
+        prop::collection::btree_set("[a-z][a-z0-9.:-]{0,6}", 2..10),
+        any::<bool>(),
+        any::<prop::sample::Index>(),
+        0u64..50,
+        "[a-z:#-]{0,6}\\{i\\}[a-z]{0,4}",
+        1u32..=1000,
+        prop::sample::select(HashFn::ALL.to_vec()),
+        prop::sample::select(Placement::ALL.to_vec()),
+    )
+        .prop_map(|(scheme, nodes, add, which, keys, key_format, vnodes, hash, ring)| {
+            let nodes: Vec<String> = nodes.into_iter().collect();
+            let change = if add {
+                Change::Add("new-node".to_string())
+            } else {
+                Change::Remove(nodes[which.index(nodes.len())].clone())
+            };
+            Remap { scheme, nodes, change, keys, key_format, vnodes, hash, ring }
+        })
 }
 
 /// A remapping experiment from hostile arguments.
@@ -150,7 +186,8 @@ fn hostile_remap() -> impl Strategy<Value = Remap> {
 #[test]
 fn hostile_remap_arguments_never_panic_and_count_every_key() {
     let fields = ["nodes", "add", "remove", "keys", "key-format", "vnodes"].map(String::from);
-    fuzz("remap arguments", fuzz::cases(256), hostile_remap(), |remap| match Plan::new(&remap) {
+    let remaps = prop_oneof![3 => valid_remap(), 1 => hostile_remap()];
+    fuzz("remap arguments", fuzz::cases(256), remaps, |remap| match Plan::new(&remap) {
         Err(e) => names_a_field(&e, &fields),
         Ok(plan) => {
             // A few keys only: the plan is what the arguments decide.
@@ -165,21 +202,36 @@ fn hostile_remap_arguments_never_panic_and_count_every_key() {
     });
 }
 
+/// A value in a field's documented range is taken; anything else is
+/// refused by name or read back exactly.
 #[test]
 fn hostile_single_fields_are_refused_by_name_or_read_back_exactly() {
-    let pair = (hostile_key(), prop_oneof![hostile_text(), hostile_list(), fuzz::hostile_number()]);
-    fuzz("fields", fuzz::cases(256), pair, |(key, text)| {
-        let mut scenario = Scenario::default();
-        match scenario.set(&key, &text) {
-            Err(e) => names_a_field(&e, &[key]),
-            Ok(()) => {
-                // What `set` took, `get` gives back in a form `set` reads to the same value.
-                let again = scenario.get(&key).unwrap_or_default();
-                let mut copy = Scenario::default();
-                prop_assert!(copy.set(&key, &again).is_ok(), "{key}={again:?} read back refused");
-                prop_assert_eq!(copy, scenario);
-                Ok(true)
+    // Field by field, so that each is tried as often and a new row of the
+    // table is tried without a line here.
+    // The property's cases shared among the fields, at least 100 each.
+    let per_field = (fuzz::cases(256) / FIELDS.len() as u32).max(fuzz::FULL_SHARE_FROM as u32);
+    let covered = Covered::default();
+    let mut tried = 0;
+    for field in FIELDS {
+        let name = format!("fields/{}", field.key);
+        tried += fuzz(&name, per_field, mixed_field(field), |(key, text, valid)| {
+            let mut scenario = Scenario::default();
+            match scenario.set(&key, &text) {
+                Err(e) => {
+                    prop_assert!(!valid, "{key}={text:?} is in the table's range but refused: {e}");
+                    names_a_field(&e, &[key])
+                }
+                Ok(()) => {
+                    // What `set` took, `get` gives back in a form `set` reads to the same value.
+                    let again = scenario.get(&key).unwrap_or_default();
+                    let mut copy = Scenario::default();
+                    prop_assert!(copy.set(&key, &again).is_ok(), "{key}={again:?} read back refused");
+                    prop_assert_eq!(copy, scenario);
+                    covered.saw([key.as_str()]);
+                    Ok(true)
+                }
             }
-        }
-    });
+        });
+    }
+    covered.every_field("fields", tried);
 }

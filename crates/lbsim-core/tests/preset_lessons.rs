@@ -60,13 +60,19 @@ fn degraded_round_robin_overloads_the_slow_server() {
     assert!((peak - fluid).abs() < 0.15 * fluid, "peak queue {peak}, fluid model {fluid}");
     let series = &rr.servers[2].queue_series;
     assert!(series.windows(20).all(|w| w[19] >= w[0]), "C's queue keeps growing");
-    // Least connections: C gets about an eighth, 0.125 as an independent
-    // Ciw model with the same tie rule gives, which is more than the fluid
-    // model's 2/22 (capacity in proportion 1 : 1 : 0.2), since whole
-    // counts tie and ties rotate; C never queues. The lesson says so.
+    // Least connections: C gets about an eighth, which is more than the
+    // fluid model's 2/22 (capacity in proportion 1 : 1 : 0.2), since whole
+    // counts tie and ties rotate; C never queues. The lesson says so. The
+    // eighth is what a Ciw model of the preset with the same tie rule
+    // gives: `tests/oracles/degraded_least_connections.py` (Ciw 3.2.7,
+    // pinned in `tests/oracles/requirements.txt`), whose recorded output
+    // `tests/oracles/degraded_least_connections.out` has a mean share of
+    // 0.1252 over 20 replications, standard error 0.0001, every
+    // replication within 0.1246..0.1258 (a spread of about 0.0003 between
+    // replications): this run must sit within 0.002 of the model's mean.
     let lc = result(&report, AlgorithmId::LeastConnections);
     let c = lc.servers[2].share;
-    assert!((c - 0.125).abs() < 0.01, "C share {c}");
+    assert!((c - 0.1252).abs() < 0.002, "C share {c}, Ciw model 0.1252");
     assert!(c > 2.0 / 22.0 + 0.02, "C share {c} above the fluid model's");
     assert_eq!(lc.servers[2].peak_queue, 0);
     let lesson = preset("degraded").expect("preset").lesson;

@@ -1,9 +1,12 @@
 //! The fuzz harness against the binary: hostile links, scenario files,
 //! scenario flags and remap arguments. Whatever comes in, `lbsim` exits 0
 //! or 2 (never a panic's 101), says why in one printable line, and what it
-//! accepts it reads back unchanged from its own share link. Each case
-//! starts a process or two, so the default is fewer cases than the core's;
-//! `PROPTEST_CASES` sets them (`cargo xtask fuzz` runs many).
+//! accepts it reads back unchanged from its own share link. Valid input
+//! made from the table's rows is mixed in, so that most cases are accepted
+//! (the harness requires a share, `fuzz/mod.rs`) and every field is run
+//! through the binary. Each case starts a process or two, so the default
+//! is fewer cases than the core's; `PROPTEST_CASES` sets them (`cargo
+//! xtask fuzz` runs many).
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -13,7 +16,8 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
 use crate::fuzz::{
-    self, fuzz, hostile_json, hostile_link, hostile_list, hostile_text, hostile_value, printable,
+    self, fuzz, hostile_list, hostile_text, hostile_value, mixed_json, mixed_link, printable, valid_pairs,
+    Covered,
 };
 
 const CASES: u32 = 24;
@@ -77,7 +81,7 @@ fn arg(text: String) -> String {
 
 #[test]
 fn hostile_links_exit_0_or_2_and_read_back() {
-    fuzz("cli links", fuzz::cases(CASES), hostile_link(), |link| {
+    fuzz("cli links", fuzz::cases(CASES), mixed_link(), |link| {
         url_reads_back(&["url".into(), "--url".into(), arg(link)], b"")
     });
 }
@@ -85,8 +89,8 @@ fn hostile_links_exit_0_or_2_and_read_back() {
 #[test]
 fn hostile_scenario_files_exit_0_or_2_and_read_back() {
     let file = prop_oneof![
-        4 => hostile_json().prop_map(String::into_bytes),
-        1 => hostile_json().prop_map(|j| format!("\u{feff}{j}").into_bytes()),
+        4 => mixed_json().prop_map(String::into_bytes),
+        1 => mixed_json().prop_map(|j| format!("\u{feff}{j}").into_bytes()),
         1 => prop::collection::vec(any::<u8>(), 0..64),
     ];
     fuzz("cli scenario files", fuzz::cases(CASES), file, |bytes| {
@@ -96,14 +100,31 @@ fn hostile_scenario_files_exit_0_or_2_and_read_back() {
 
 #[test]
 fn hostile_scenario_flags_exit_0_or_2_and_read_back() {
-    let flag = (prop::sample::select(FIELDS.iter().map(|f| f.key).collect::<Vec<_>>()), hostile_value());
-    fuzz("cli scenario flags", fuzz::cases(CASES), prop::collection::vec(flag, 0..5), |flags| {
+    let flag = || {
+        (prop::sample::select(FIELDS.iter().map(|f| f.key).collect::<Vec<_>>()), hostile_value())
+            .prop_map(|(k, v)| (k.to_string(), v))
+    };
+    let flags = prop_oneof![
+        5 => valid_pairs(),
+        1 => prop::collection::vec(flag(), 0..5),
+        1 => (valid_pairs(), flag()).prop_map(|(mut pairs, (k, v))| {
+            pairs.push((k, v));
+            pairs
+        }),
+    ];
+    let covered = Covered::default();
+    let tried = fuzz("cli scenario flags", fuzz::cases(CASES), flags, |flags| {
         let mut args = vec!["url".to_string()];
-        for (key, value) in flags {
-            args.extend([format!("--{key}"), arg(value)]);
+        for (key, value) in &flags {
+            args.extend([format!("--{key}"), arg(value.clone())]);
         }
-        url_reads_back(&args, b"")
+        let accepted = url_reads_back(&args, b"")?;
+        if accepted {
+            covered.saw(flags.iter().map(|(k, _)| k.as_str()));
+        }
+        Ok(accepted)
     });
+    covered.every_field("cli scenario flags", tried);
 }
 
 #[test]
@@ -128,7 +149,28 @@ fn hostile_remap_arguments_exit_0_or_2() {
         prop::sample::select(vec!["xxh64", "crc32", "md5", ""]).prop_map(|h| ("--hash", h.to_string())),
         prop::sample::select(vec!["json", "table", "xml"]).prop_map(|f| ("--format", f.to_string())),
     ];
-    fuzz("cli remap arguments", fuzz::cases(CASES), prop::collection::vec(flag, 0..5), |flags| {
+    // What a user would type: distinct nodes, a node added or removed.
+    let valid = (
+        prop::sample::select(vec!["modulo", "jump", "all", "maglev", "rendezvous", "consistent-hash"]),
+        prop::collection::btree_set("[a-z][a-z0-9]{0,4}", 2..8),
+        any::<bool>(),
+        0u64..3000,
+        prop::sample::select(vec!["xxh64", "crc32", "fnv1a32", "xxh32"]),
+    )
+        .prop_map(|(scheme, nodes, add, keys, hash)| {
+            let nodes: Vec<String> = nodes.into_iter().collect();
+            let change =
+                if add { ("--add", "new".to_string()) } else { ("--remove", nodes[nodes.len() - 1].clone()) };
+            vec![
+                ("--scheme", scheme.to_string()),
+                ("--nodes", nodes.join(",")),
+                change,
+                ("--keys", keys.to_string()),
+                ("--hash", hash.to_string()),
+            ]
+        });
+    let flags = prop_oneof![3 => valid, 1 => prop::collection::vec(flag, 0..5)];
+    fuzz("cli remap arguments", fuzz::cases(CASES), flags, |flags| {
         let mut args = vec!["remap".to_string()];
         for (flag, value) in flags {
             args.extend([flag.to_string(), arg(value)]);

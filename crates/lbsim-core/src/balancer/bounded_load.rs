@@ -193,8 +193,72 @@ mod tests {
     use super::*;
     use crate::hash::HashFn;
 
+    /// HAProxy 2.6's `chash_server_is_eligible` (`src/lb_chash.c`), written
+    /// out here apart from `allowance` and `Quota`, names as HAProxy's:
+    ///
+    /// ```c
+    /// unsigned tot_slots = ((s->proxy->served + 1) * s->proxy->lbprm.hash_balance_factor + 99) / 100;
+    /// unsigned slots_per_weight = tot_slots / s->proxy->lbprm.tot_weight;
+    /// unsigned remainder = tot_slots % s->proxy->lbprm.tot_weight;
+    /// unsigned slots = s->cur_eweight * slots_per_weight;
+    /// slots += ((s->cumulative_weight + s->cur_eweight) * remainder) / s->proxy->lbprm.tot_weight
+    ///     - (s->cumulative_weight * remainder) / s->proxy->lbprm.tot_weight;
+    /// if (slots == 0)
+    ///     slots = 1;
+    /// return s->served < slots;
+    /// ```
+    // Written as HAProxy writes it, not as `div_ceil`.
+    #[allow(clippy::manual_div_ceil)]
+    fn haproxy_is_eligible(
+        proxy_served: u64,
+        hash_balance_factor: u64,
+        tot_weight: u64,
+        cur_eweight: u64,
+        cumulative_weight: u64,
+        served: u64,
+    ) -> bool {
+        let tot_slots = ((proxy_served + 1) * hash_balance_factor + 99) / 100;
+        let slots_per_weight = tot_slots / tot_weight;
+        let remainder = tot_slots % tot_weight;
+        let mut slots = cur_eweight * slots_per_weight;
+        slots += ((cumulative_weight + cur_eweight) * remainder) / tot_weight
+            - (cumulative_weight * remainder) / tot_weight;
+        if slots == 0 {
+            slots = 1;
+        }
+        served < slots
+    }
+
+    /// HAProxy's home point, `chash_get_server_hash`, on 32-bit points:
+    /// `next = eb32_lookup_ge(root, hash)` (else the first), `prev` the
+    /// point before it (else the last), `dp = hash - prev->key`, `dn =
+    /// next->key - hash` in unsigned 32-bit arithmetic, and `prev` when `dp
+    /// <= dn`.
+    fn haproxy_home(points: &[(u64, u32)], hash: u32) -> usize {
+        let next = points.iter().position(|p| p.0 >= u64::from(hash)).unwrap_or(0);
+        let prev = if next == 0 { points.len() - 1 } else { next - 1 };
+        let dp = hash.wrapping_sub(points[prev].0 as u32);
+        let dn = (points[next].0 as u32).wrapping_sub(hash);
+        if dp <= dn {
+            prev
+        } else {
+            next
+        }
+    }
+
+    /// The servers met walking clockwise from point `start`, one turn
+    /// (`eb32_next`, wrapping to `eb32_first`).
+    fn clockwise(points: &[(u64, u32)], start: usize) -> impl Iterator<Item = usize> + Clone + '_ {
+        (0..points.len()).map(move |k| points[(start + k) % points.len()].1 as usize)
+    }
+
+    fn xxh32_key(user: u32) -> u32 {
+        HashFn::Xxh32.hash(alloc::format!("user-{user}").as_bytes()) as u32
+    }
+
     proptest::proptest! {
-        /// The quota's shortcuts decide as HAProxy's allowance does.
+        /// The quota's shortcuts and the allowance decide as HAProxy's
+        /// `chash_server_is_eligible`, written out above, does.
         #[test]
         fn the_quota_admits_what_the_allowance_admits(
             served in 0u64..100_000,
@@ -209,7 +273,8 @@ mod tests {
             for (&w, &offset) in weights.iter().zip(&offsets) {
                 // Counts around the band where the exact share decides.
                 let unfinished = (w * quota.slots_per_weight).saturating_add_signed(offset % (w as i64 + 3));
-                let want = unfinished < allowance(served, factor, w, cumulative, total);
+                let want = haproxy_is_eligible(served, factor, total, w, cumulative, unfinished);
+                proptest::prop_assert_eq!(unfinished < allowance(served, factor, w, cumulative, total), want);
                 proptest::prop_assert_eq!(quota.admits(unfinished, w, cumulative), want);
                 cumulative += w;
             }
@@ -262,20 +327,25 @@ mod tests {
 
     #[test]
     fn a_full_server_passes_its_key_clockwise() {
-        let pool = Pool::named(&["a", "b", "c"]);
+        let pool = Pool { hash: Some(HashFn::Xxh32), ..Pool::named(&["a", "b", "c"]) };
+        let points = Ring::new(&pool).points().to_vec();
         let mut bl = BoundedLoad::new(&pool);
         let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
         let req = Pick { now_ms: 0.0, user: 7 };
-        let home = bl.pick(&req, &mut rng);
-        // Nothing in flight: tot = (0 + 1) * 125 + 99) / 100 = 2 slots over
-        // 3 servers, at least 1 each, so the home server takes it.
-        let h = bl.ring.key_hash(req.key().as_bytes());
-        assert_eq!(home, bl.ring.points()[bl.ring.nearest(h)].1 as usize);
+        let start = haproxy_home(&points, xxh32_key(7));
+        let home = points[start].1 as usize;
+        // Nothing in flight: tot_slots = ((0 + 1) x 125 + 99) / 100 = 2
+        // over a total weight of 3: slots_per_weight 0, remainder 2, so
+        // servers of cumulative weight 0, 1, 2 get 2/3 - 0 = 0 (then 1),
+        // 4/3 - 2/3 = 1 and 6/3 - 4/3 = 1: one each, and home takes it.
+        assert!((0..3).all(|s| haproxy_is_eligible(0, 125, 3, 1, s, 0)));
+        assert_eq!(bl.pick(&req, &mut rng), home);
         bl.dispatched(home);
-        // One in flight: tot = 3, one slot each; home is full.
-        let next = bl.pick(&req, &mut rng);
-        assert_ne!(next, home, "over its allowance, the key walks on");
-        assert_eq!(next, bl.ring.walk_nearest(h).find(|&s| s != home).unwrap());
+        // One in flight: tot_slots = (2 x 125 + 99) / 100 = 3, one slot each;
+        // home holds one, so the key walks clockwise to the next server.
+        assert!(!haproxy_is_eligible(1, 125, 3, 1, home as u64, 1));
+        let next = clockwise(&points, start).find(|&s| s != home);
+        assert_eq!(Some(bl.pick(&req, &mut rng)), next, "over its allowance, the key walks on");
     }
 
     /// The allowances split over the available servers' weights: with s2
@@ -292,37 +362,78 @@ mod tests {
         assert_eq!(bl.total_weight, 3);
         assert_eq!((bl.cumulative[0], bl.cumulative[2]), (0, 1));
         assert_eq!((bl.unfinished.get(1), bl.served), (1, 4));
-        let slots = allowance(4, 125, 2, 1, 3);
-        assert_eq!(bl.eligible(2), 2 < slots);
+        // HAProxy: tot_weight 3 (s2's weight left out), s3's cumulative
+        // weight 1: tot_slots = (5 x 125 + 99) / 100 = 7, 2 per weight,
+        // remainder 1: s3 gets 2 x 2 + (3 x 1) / 3 - (1 x 1) / 3 = 5 > 2.
+        assert!(haproxy_is_eligible(4, 125, 3, 2, 1, 2));
+        assert!(bl.eligible(2));
+        for s in [0, 0, 0] {
+            bl.dispatched(s);
+        }
+        // Now a holds 4 of 7 in flight: tot_slots = (8 x 125 + 99) / 100 =
+        // 10, 3 per weight, remainder 1: a gets 3 + 1/3 - 0 = 3, full.
+        assert!(!haproxy_is_eligible(7, 125, 3, 1, 0, 4));
+        assert!(!bl.eligible(0));
         bl.reshape(&[true; 3], &[true; 3]);
         assert_eq!((bl.total_weight, bl.cumulative[2]), (4, 2));
     }
 
     /// The walk from the home point passes over refused servers and full
-    /// ones: each pick is the first allowed server under its allowance on
-    /// HAProxy's walk, re-derived here from the ring.
+    /// ones. Every pick is held to the rule written out above: HAProxy's
+    /// home point and allowances (over the available servers' weights,
+    /// with this test's own count of what is in flight), walking clockwise
+    /// past servers the pick may not take (SPEC section 12: a ring walks
+    /// clockwise to the next available server), and the first allowed
+    /// server on the walk when every allowed one is full.
     #[test]
     fn the_walk_skips_refused_and_full_servers() {
-        let pool = Pool { hash: Some(HashFn::Xxh32), ..Pool::named(&["a", "b", "c", "d", "e"]) };
+        // A factor of 100 leaves room for one more request in all, so
+        // servers are often full.
+        let factor = 100;
+        let pool = Pool {
+            hash: Some(HashFn::Xxh32),
+            balance_factor: factor as u32,
+            ..Pool::named(&["a", "b", "c", "d", "e"])
+        };
+        let points = Ring::new(&pool).points().to_vec();
         let mut bl = BoundedLoad::new(&pool);
         let available = [true, true, false, true, true];
         bl.reshape(&[true; 5], &available);
+        // HAProxy counts usable servers only: total weight 4, and each
+        // server's cumulative weight over the usable ones before it.
+        let cumulative = [0u64, 1, 2, 2, 3];
         let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0);
         let mut in_flight = alloc::collections::VecDeque::new();
-        for user in 1..=400 {
-            let tried = [user % 5];
+        let mut counts = [0u64; 5];
+        let (mut walked_past_full, mut all_full) = (0, 0);
+        for user in 1..=2_000u32 {
+            // Two tried servers, so at times only a tried one has room.
+            let tried = [user % 5, (user / 5) % 5];
             let eligible = Eligible { available: &available, tried: &tried, every_available: false };
-            let request = Pick { now_ms: 0.0, user };
-            let h = bl.ring.key_hash(request.key().as_bytes());
-            let want = bl.ring.walk_nearest(h).find(|&s| eligible.allows(s) && bl.eligible(s));
-            let got = bl.pick_eligible(&request, &mut rng, &eligible);
-            assert_eq!(got, want.or_else(|| bl.ring.walk_nearest(h).find(|&s| eligible.allows(s))));
+            let allowed = |s: usize| available[s] && !tried.contains(&(s as u32));
+            let served = in_flight.len() as u64;
+            let fits = |s: usize| haproxy_is_eligible(served, factor, 4, 1, cumulative[s], counts[s]);
+            let walk = clockwise(&points, haproxy_home(&points, xxh32_key(user)));
+            let first_allowed = walk.clone().find(|&s| allowed(s));
+            let want = walk.clone().find(|&s| allowed(s) && fits(s));
+            walked_past_full += usize::from(want.is_some() && want != first_allowed);
+            all_full += usize::from(want.is_none());
+            let got = bl.pick_eligible(&Pick { now_ms: 0.0, user }, &mut rng, &eligible);
+            assert_eq!(got, want.or(first_allowed), "user {user}");
             let s = got.unwrap();
             bl.dispatched(s);
+            counts[s] += 1;
             in_flight.push_back(s);
-            if user % 3 == 0 {
-                bl.completed(in_flight.pop_front().unwrap(), 0.0, 0.0);
+            if in_flight.len() > 12 {
+                let done = in_flight.pop_front().unwrap();
+                bl.completed(done, 0.0, 0.0);
+                counts[done] -= 1;
             }
         }
+        // Both branches were taken, many times.
+        assert!(
+            walked_past_full > 50 && all_full > 5,
+            "{walked_past_full} walked past a full server, {all_full} all full"
+        );
     }
 }

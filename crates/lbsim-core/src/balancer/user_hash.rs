@@ -8,14 +8,16 @@
 //!
 //! In a fleet run membership is a config reload: a server outside the pool
 //! has weight 0 in the walk, so the modulus is the members' total. A
-//! server the pick may not take is passed as NGINX's `hash` passes it:
-//! rehash with the try number, `hash += h("{try}{key}")` (NGINX's
-//! `REHASH KEY`, here with the rule's own hash function and no 15-bit
-//! truncation), `w = hash mod total`, walk; after 20 tries, NGINX's
-//! fallback, smooth weighted round robin over the allowed servers. Each
-//! pick starts from try 0, so a retry goes through the same sequence of
-//! candidates and takes the first one not tried. Slow start does not apply
-//! (NGINX's hash keeps its weights).
+//! server the pick may not take is passed over by a rehash in the shape of
+//! NGINX's `hash`, but not with its formula: `hash += h("{try}{key}")`,
+//! the rule's own full hash, where NGINX 1.22
+//! (`ngx_http_upstream_get_hash_peer`) adds `(crc32("{try}{key}") >> 16)
+//! & 0x7fff`, so the candidates after the first are not NGINX's; then
+//! `w = hash mod total`, walk; after 20 tries, as NGINX falls back, smooth
+//! weighted round robin over the allowed servers. Each pick starts from
+//! try 0, so a retry goes through the same sequence of candidates and
+//! takes the first one not tried. Slow start does not apply (NGINX's hash
+//! keeps its weights).
 
 use alloc::vec::Vec;
 
@@ -167,8 +169,9 @@ mod tests {
         }
     }
 
-    /// A refused home: the candidates are NGINX's rehash sequence,
-    /// `hash += h("{try}{key}")`, re-derived here by hand.
+    /// A refused home: the candidates are the rule's rehash sequence,
+    /// `hash += h("{try}{key}")` with the full FNV-1a hash (not NGINX's
+    /// 15-bit CRC-32 slice), re-derived here by hand.
     #[test]
     fn a_refused_server_rehashes_with_the_try_number() {
         let pool = checks::pool(&[1, 1, 1, 1, 1]);

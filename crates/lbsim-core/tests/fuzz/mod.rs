@@ -1,14 +1,27 @@
-//! The fuzz harness: hostile input generators and a runner that counts the
-//! cases it tried. `PROPTEST_CASES` sets the cases per property (a short
-//! run in `cargo test`, a long one in `cargo xtask fuzz`). The CLI's tests
+//! The fuzz harness: hostile input generators, valid ones made from the
+//! scenario table's rows, and a runner that counts the cases it tried and
+//! accepted. `PROPTEST_CASES` sets the cases per property (a short run in
+//! `cargo test`, a long one in `cargo xtask fuzz`). The CLI's tests
 //! include this file too, so both crates fuzz with the same generators.
+//!
+//! Every property mixes valid input (which must be accepted and read back)
+//! with hostile input (which must be refused by name or read back), and
+//! the runner requires at least half of the cases accepted, so a generator
+//! that drifts into producing only refusals fails instead of testing
+//! nothing. Valid input covers every field of `FIELDS`, events and the
+//! fleet's settings included, and `Covered` requires each field in some
+//! accepted case, so a field added to the table is fuzzed without a line
+//! here.
 
 // Each test binary uses the part it needs.
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
-use lbsim_core::scenario::FIELDS;
+use lbsim_core::scenario::{Field, FieldKind, FIELDS};
+use lbsim_core::Scenario;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
@@ -17,15 +30,22 @@ pub fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(default)
 }
 
+/// Runs that try at least this many cases must accept at least half of
+/// them; shorter ones (the binary's 24 cases a property) a quarter, which
+/// a generator accepting 70% misses with a chance below one in 10^5.
+pub const FULL_SHARE_FROM: u64 = 100;
+
 /// Runs `test` on `cases` values of `strategy` and prints how many it
 /// tried (shrinking included) and how many the code accepted (`test`
-/// returns whether it did), then fails with the smallest failing case.
+/// returns whether it did), then fails with the smallest failing case, or
+/// when fewer than half the cases were accepted (a quarter under
+/// [`FULL_SHARE_FROM`] cases). Returns the cases tried.
 pub fn fuzz<S: Strategy>(
     name: &str,
     cases: u32,
     strategy: S,
     test: impl Fn(S::Value) -> Result<bool, TestCaseError>,
-) {
+) -> u64 {
     let (tried, accepted) = (AtomicU64::new(0), AtomicU64::new(0));
     let config = Config { cases, failure_persistence: None, ..Config::default() };
     let result = TestRunner::new(config).run(&strategy, |value| {
@@ -38,6 +58,36 @@ pub fn fuzz<S: Strategy>(
     eprintln!("fuzz {name}: {tried} cases tried, {accepted} accepted");
     if let Err(e) = result {
         panic!("fuzz {name}: {e}");
+    }
+    let share = if tried >= FULL_SHARE_FROM { 2 } else { 4 };
+    assert!(
+        accepted * share >= tried,
+        "fuzz {name}: only {accepted} of {tried} cases accepted (at least 1/{share} required): the \
+         generators test little but refusals"
+    );
+    tried
+}
+
+/// The table's keys seen in accepted cases.
+#[derive(Default)]
+pub struct Covered(Mutex<BTreeSet<String>>);
+
+impl Covered {
+    /// Notes the keys of an accepted case.
+    pub fn saw<'a>(&self, keys: impl IntoIterator<Item = &'a str>) {
+        let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        seen.extend(keys.into_iter().map(String::from));
+    }
+
+    /// Fails unless every field of the table was in an accepted case (in
+    /// runs of at least [`FULL_SHARE_FROM`] cases).
+    pub fn every_field(&self, name: &str, tried: u64) {
+        if tried < FULL_SHARE_FROM {
+            return;
+        }
+        let seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let missing: Vec<&str> = FIELDS.iter().map(|f| f.key).filter(|k| !seen.contains(*k)).collect();
+        assert!(missing.is_empty(), "fuzz {name}: no accepted case set {missing:?}");
     }
 }
 
@@ -164,4 +214,191 @@ pub fn hostile_json() -> impl Strategy<Value = String> {
 /// Whether an error message is one printable line.
 pub fn printable(message: &str) -> bool {
     !message.chars().any(|c| c.is_control() || c == '\u{202e}')
+}
+
+/// Most servers of a generated valid scenario.
+const VALID_SERVERS: usize = 6;
+
+/// The words of a field's help that it takes as its whole value in an
+/// otherwise default scenario: a choice's ids, a list's ids.
+fn ids(field: &Field) -> Vec<String> {
+    let help = format!("{} {}", field.meaning, field.allowed());
+    let mut words: Vec<String> = help
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect();
+    words.sort();
+    words.dedup();
+    words.retain(|w| {
+        let mut s = Scenario::default();
+        s.set(field.key, w).is_ok() && s.validate().is_ok()
+    });
+    words
+}
+
+/// A number of a field's range as its text form takes it: either end,
+/// near the bottom (where scenarios stay small), or anywhere.
+fn number(min: f64, max: f64, step: f64) -> BoxedStrategy<String> {
+    if min.fract() == 0.0 && step.fract() == 0.0 {
+        let (lo, hi) = (min as u64, max as u64);
+        prop_oneof![Just(lo), Just(hi), lo..=hi.min(lo + 20), lo..=hi].prop_map(|x| x.to_string()).boxed()
+    } else {
+        prop_oneof![Just(min), Just(max), min..=max.min(min + 10.0), min..=max]
+            .prop_map(|x: f64| x.to_string())
+            .boxed()
+    }
+}
+
+/// Valid fleet events over `names`: each server at most one story (a
+/// failure, crash or slowdown and maybe its recovery, a leave, or a
+/// join of a server that starts outside; never the first, so the pool is
+/// never empty at time 0).
+fn events(names: Vec<String>) -> BoxedStrategy<String> {
+    let n = names.len();
+    prop::collection::vec((0..n, 0u32..6, 0u32..60_000, 1u32..30_000, 1u32..=10_000), 0..6)
+        .prop_map(move |stories| {
+            let mut told = vec![false; n];
+            let mut items = Vec::new();
+            for (s, story, at, then, factor) in stories {
+                if told[s] {
+                    continue;
+                }
+                told[s] = true;
+                let (name, back) = (&names[s], at + then);
+                match story {
+                    0 => items.push(format!("{at}ms:{name}:fail")),
+                    1 => items.extend([format!("{at}ms:{name}:crash"), format!("{back}ms:{name}:recover")]),
+                    2 => items.extend([
+                        format!("{at}ms:{name}:slow={}", f64::from(factor) / 100.0),
+                        format!("{back}ms:{name}:recover"),
+                    ]),
+                    3 => items.extend([format!("{at}ms:{name}:fail"), format!("{back}ms:{name}:recover")]),
+                    4 => items.push(format!("{at}ms:{name}:leave")),
+                    _ if s > 0 => items.push(format!("{at}ms:{name}:join")),
+                    _ => items.push(format!("{at}ms:{name}:crash")),
+                }
+            }
+            items.join(",")
+        })
+        .boxed()
+}
+
+/// A valid text value of `field` for a pool of `names`, made from the row
+/// alone: its range, the ids its help names, one value per server, events
+/// naming the pool's servers.
+pub fn valid_value(field: &'static Field, names: &[String]) -> BoxedStrategy<String> {
+    let n = names.len();
+    match field.kind {
+        // The pool's size comes with the pool.
+        _ if field.key == "servers" => Just(n.to_string()).boxed(),
+        FieldKind::Integer | FieldKind::Real => number(field.min, field.max, field.step),
+        FieldKind::Choice => prop::sample::select(ids(field)).boxed(),
+        FieldKind::NumberList => {
+            // Mostly small values, so rings over the weights stay buildable.
+            let (min, max, step) = (field.min, field.max, field.step);
+            let one = prop_oneof![3 => number(min, max.min(min + 4.0), step), 1 => number(min, max, step)];
+            prop::collection::vec(one, n).prop_map(|v| v.join(",")).boxed()
+        }
+        FieldKind::NameList => {
+            let ids = ids(field);
+            if ids.is_empty() {
+                // Names, one per server: the pool's own.
+                Just(names.join(",")).boxed()
+            } else {
+                let len = ids.len();
+                prop::sample::subsequence(ids, 1..=len).prop_map(|v| v.join(",")).boxed()
+            }
+        }
+        FieldKind::Events => events(names.to_vec()),
+    }
+}
+
+/// `key=value` pairs a scenario takes together: `servers` (1 to 6) and
+/// any subset of the table's other fields, each with a [`valid_value`],
+/// the servers named `s1`.. or, when the subset holds `names`, by the
+/// names it gives.
+pub fn valid_pairs() -> impl Strategy<Value = Vec<(String, String)>> {
+    (1..=VALID_SERVERS, prop::collection::vec(any::<bool>(), FIELDS.len())).prop_flat_map(|(n, chosen)| {
+        let named = FIELDS.iter().zip(&chosen).any(|(f, &c)| c && f.key == "names");
+        let names: Vec<String> =
+            (1..=n).map(|i| if named { format!("names{i}") } else { format!("s{i}") }).collect();
+        // The pool's size always: lists and events are per server.
+        let values: Vec<BoxedStrategy<(String, String)>> = FIELDS
+            .iter()
+            .zip(&chosen)
+            .filter(|(f, &c)| c || f.key == "servers")
+            .map(|(f, _)| {
+                let names = names.clone();
+                let value =
+                    if f.key == "names" { Just(names.join(",")).boxed() } else { valid_value(f, &names) };
+                value.prop_map(move |v| (f.key.to_string(), v)).boxed()
+            })
+            .collect();
+        values
+    })
+}
+
+/// A valid share link of [`valid_pairs`].
+pub fn valid_link() -> impl Strategy<Value = String> {
+    let prefix = prop::sample::select(vec!["", "#", "v=1&", "#v=1&", "http://x/lbsim/#v=1&"]);
+    (prefix, valid_pairs()).prop_map(|(p, pairs)| {
+        let pairs: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{p}{}", pairs.join("&"))
+    })
+}
+
+/// Links: mostly valid, some hostile, some valid with a hostile pair.
+pub fn mixed_link() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => valid_link(),
+        1 => hostile_link(),
+        1 => (valid_link(), hostile_key(), hostile_value()).prop_map(|(l, k, v)| format!("{l}&{k}={v}")),
+    ]
+}
+
+/// The scenario [`valid_pairs`] describe, as the CLI lays them over the
+/// defaults (`None` if a pair is refused).
+pub fn scenario_of(pairs: &[(String, String)]) -> Option<Scenario> {
+    let mut s = Scenario::default();
+    for (k, v) in pairs {
+        s.set(k, v).ok()?;
+    }
+    Some(s)
+}
+
+/// A valid JSON scenario file: the pairs' scenario as JSON.
+pub fn valid_json() -> impl Strategy<Value = String> {
+    valid_pairs().prop_map(|pairs| match scenario_of(&pairs) {
+        Some(s) => serde_json::to_string(&s).unwrap_or_default(),
+        None => String::new(),
+    })
+}
+
+/// JSON files: mostly valid, some hostile, some valid with a hostile member.
+pub fn mixed_json() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => valid_json(),
+        1 => hostile_json(),
+        1 => (valid_json(), hostile_key(), hostile_json_value()).prop_map(|(j, k, v)| {
+            match j.strip_suffix('}') {
+                Some(head) if head.len() > 1 => format!("{head}, {}: {v}}}", serde_json::Value::from(k.as_str())),
+                _ => j,
+            }
+        }),
+    ]
+}
+
+/// A value for `field` in a default scenario (4 servers, `s1`..): mostly
+/// valid (`true`: in the row's range, so it must be taken), some hostile;
+/// and now and then another key altogether.
+pub fn mixed_field(field: &'static Field) -> impl Strategy<Value = (String, String, bool)> {
+    let names: Vec<String> = (1..=4).map(|i| format!("s{i}")).collect();
+    let key = field.key.to_string();
+    let hostile = || prop_oneof![hostile_text(), hostile_list(), hostile_number()];
+    prop_oneof![
+        8 => valid_value(field, &names).prop_map(move |v| (key.clone(), v, true)),
+        1 => hostile().prop_map(move |v| (field.key.to_string(), v, false)),
+        1 => (hostile_key(), hostile()).prop_map(|(k, v)| (k, v, false)),
+    ]
 }
