@@ -240,7 +240,10 @@ test("preset= is a link key: the lesson opens, edits are keys over it, the CLI g
   await page.locator("input[name=seed]").press("Enter");
   await page.waitForFunction((r) => document.body.dataset.runId !== r && document.body.dataset.state === "ready", run);
   await page.waitForFunction(() => location.hash === "#v=1&preset=degraded&seed=7");
-  assert.equal(await page.locator("#lesson").isVisible(), true, "the lesson stays while the reader edits");
+  // The lesson's box stays while the reader edits, its text stepped aside
+  // to one line: the lesson was for the preset (the picker says edited).
+  assert.equal(await page.locator("#lesson").isVisible(), true, "the lesson's box stays while the reader edits");
+  assert.equal(await page.locator("#lesson-changed").innerText(), "You changed seed; the lesson was for the preset.");
   await page.click("#copy-link");
   const link = await page.inputValue("#share-url");
   assert.ok(link.endsWith("#v=1&preset=degraded&seed=7"), link);
@@ -638,7 +641,8 @@ test("copy link and copy embed code give the share URL and an iframe snippet", a
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), env.server.base + "#v=1&zipf=1.5");
   await page.click("#copy-embed");
   const code = await page.inputValue("#embed-code");
-  assert.match(code, /^<iframe src="[^"]+\?embed=1&amp;controls=slow-share,zipf,seed#v=1&amp;zipf=1.5"/);
+  // No controls by default; the lesson's plot (no preset: the latency plot) and the table (SPEC section 15).
+  assert.match(code, /^<iframe src="[^"]+\?embed=1&amp;plots=cdf,table#v=1&amp;zipf=1.5"/);
   for (const part of ['title="', 'loading="lazy"', 'width="100%"']) assert.ok(code.includes(part), part);
   await context.close();
 });

@@ -1,6 +1,26 @@
 // Starts the page (README, "The playground"): compiles the one wasm module
 // once, hands it to the first worker (web/worker.js) and starts the page.
 // Trunk writes the hashed file names into the script tag (Trunk.toml).
+// The theme a link chose (`?theme=light|dark`; `auto` and none follow the
+// reader's preference), on <html> before the page's code starts: the styles
+// and the plots read it there.
+const theme = new URLSearchParams(location.search).get("theme");
+if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+// The glossary's terms load when the reader nears them (or a link to
+// them is followed), watched once the page has laid out its controls and
+// plots: the first visit does not carry them. A hidden glossary (an
+// embed's) never comes into view, so never loads.
+function watchGlossary() {
+  const terms = document.getElementById("glossary-terms");
+  if (!terms) return;
+  new IntersectionObserver((seen, observer) => {
+    if (!seen.some((e) => e.isIntersecting)) return;
+    observer.disconnect();
+    fetch("glossary.html")
+      .then((r) => (r.ok ? r.text() : ""))
+      .then((html) => { terms.innerHTML = html; }, () => {});
+  }, { rootMargin: "300px 0px" }).observe(terms);
+}
 const tag = document.querySelector("script[data-lbsim-js]");
 const glue = new URL(tag.dataset.lbsimJs, document.baseURI).href;
 const wasm = new URL(tag.dataset.lbsimWasm, document.baseURI).href;
@@ -35,6 +55,7 @@ try {
   window.lbsimModule = { glue, module };
   await bindings.default({ module_or_path: module });
   bindings.start_page();
+  watchGlossary();
 } catch (e) {
   // The page's own code could not start: say so where the notices go.
   const notice = document.getElementById("notice");

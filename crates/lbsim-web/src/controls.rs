@@ -198,6 +198,26 @@ pub fn build() {
         let _ = wrap.append_child(&error);
         let _ = fieldset.append_child(&wrap);
     }
+    // A folded group says how much it holds.
+    for group in folded_groups() {
+        let n = group.query_selector_all(".control").map_or(0, |l| l.length());
+        if let Ok(Some(summary)) = group.query_selector("summary") {
+            let _ = summary.append_child(&text_element("span", "count", &format!("{n} settings")));
+        }
+    }
+}
+
+/// The form's folded groups (Hashing, Health, ...).
+fn folded_groups() -> Vec<HtmlDetailsElement> {
+    let Ok(list) = document().query_selector_all("#controls details") else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect()
+}
+
+/// Folds every group (before a preset opens the ones it changes).
+pub fn fold_groups() {
+    for group in folded_groups() {
+        group.set_open(false);
+    }
 }
 
 /// The text a control should hold for the scenario.
@@ -376,20 +396,25 @@ pub fn ticked_algorithms() -> Vec<AlgorithmId> {
 }
 
 /// Shows only the controls named in `keys` (embed mode) and hides
-/// fieldsets left empty.
-pub fn show_only(keys: &[String]) {
-    let Ok(list) = document().query_selector_all("#controls .control") else { return };
+/// fieldsets left empty; returns the keys that name no control.
+pub fn show_only(keys: &[String]) -> Vec<String> {
+    let mut missing = keys.to_vec();
+    let Ok(list) = document().query_selector_all("#controls .control") else { return missing };
     for i in 0..list.length() {
         if let Some(wrap) = list.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) {
             let key = wrap.get_attribute("data-key").unwrap_or_default();
             wrap.set_hidden(!keys.contains(&key));
+            missing.retain(|k| *k != key);
         }
     }
-    let Ok(sets) = document().query_selector_all("#controls fieldset, #controls details") else { return };
+    let Ok(sets) = document().query_selector_all("#controls fieldset, #controls details") else {
+        return missing;
+    };
     for i in 0..sets.length() {
         if let Some(set) = sets.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) {
             let shown = set.query_selector(".control:not([hidden])").ok().flatten().is_some();
             set.set_hidden(!shown);
         }
     }
+    missing
 }

@@ -51,7 +51,7 @@ use web_sys::HtmlSelectElement;
 
 use crate::controls::MAX_INTERACTIVE_REQUESTS;
 use crate::dom::{by_id, now_ms, set_body_data};
-use crate::links::{embed, fragment, query, scenario_from_link};
+use crate::links::{apply_query, fragment, scenario_from_link};
 use crate::state::with;
 use crate::view::fail;
 use crate::wiring::{apply, show_lesson, wire};
@@ -85,14 +85,15 @@ pub fn start() {
         }
     }
     wire();
-    if query("embed").as_deref() == Some("1") {
-        embed();
-    }
     pool::start_workers();
     // A link names its preset (`preset=`); without a link the page opens
     // on the mixed preset, the defaults with their lesson.
+    // A fragment without `=` names a part of the page (an embed links to
+    // `#glossary`), not a scenario.
     let link = fragment();
-    let (scenario, chosen) = if link.trim_start_matches('#').is_empty() {
+    let part = Some(link.trim_start_matches('#')).filter(|id| !id.is_empty() && !id.contains('='));
+    let part = part.filter(|id| by_id::<web_sys::Element>(id).is_some());
+    let (scenario, chosen) = if part.is_some() || link.trim_start_matches('#').is_empty() {
         let p = preset("mixed");
         let s = p.map(Preset::scenario).unwrap_or_default();
         (Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }, p)
@@ -103,9 +104,8 @@ pub fn start() {
         (s, p)
     };
     with(|app| app.preset = chosen);
-    if let Some(select) = by_id::<HtmlSelectElement>("preset") {
-        select.set_value(chosen.map_or("", |p| p.id));
-    }
+    apply_query(chosen);
     show_lesson(chosen);
     apply(scenario);
+    with(|app| app.jump_to = part.map(str::to_string));
 }

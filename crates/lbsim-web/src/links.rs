@@ -4,22 +4,24 @@
 
 use std::cell::Cell;
 
-use lbsim_core::presets::Preset;
+use lbsim_core::presets::{Plot, Preset};
 use lbsim_core::sweep::Sweep;
 use lbsim_core::{url, Scenario};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlInputElement};
+use web_sys::{Element, HtmlDetailsElement, HtmlElement, HtmlInputElement};
 
 use crate::controls::{self, thousands, MAX_INTERACTIVE_REQUESTS};
 use crate::dom::{self, after, by_id, cancel, document, on, window};
 use crate::state::with;
-use crate::view::show_notice;
+use crate::view::{add_notice, show_notice};
 
 /// Delay before the address bar follows the controls.
 const URL_DEBOUNCE_MS: i32 = 250;
-/// The controls an embed shows unless `&controls=` says otherwise.
-const EMBED_CONTROLS: &str = "slow-share,zipf,seed";
+/// What `theme=` takes: `auto` follows the reader's `prefers-color-scheme`;
+/// for the other two, boot.js sets `data-theme` on `<html>` before the
+/// first paint, and the styles and the plots follow it.
+const THEMES: [&str; 3] = ["light", "dark", "auto"];
 
 /// Reads a link's fragment: its scenario and the preset it names; problems
 /// become a notice naming each key.
@@ -56,7 +58,7 @@ pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Opt
 
 /// The link's fragment (without `#`) for the page's scenario, over the
 /// preset it came from.
-fn current_fragment() -> String {
+pub fn current_fragment() -> String {
     with(|app| url::encode_link(&app.scenario, app.preset, app.sweep.spec.as_ref()))
 }
 
@@ -88,23 +90,43 @@ pub fn share_url() -> String {
     format!("{}#{}", page_base(), current_fragment())
 }
 
-/// The address bar follows the scenario, debounced.
+/// The address bar follows the scenario, debounced, in the history entry
+/// it has (a link opened, a slider being dragged).
 pub fn schedule_url() {
     if let Some(t) = with(|app| app.url_timer.take()) {
         cancel(t);
     }
-    let t = after(URL_DEBOUNCE_MS, write_url);
+    let t = after(URL_DEBOUNCE_MS, || write_url(false));
     with(|app| app.url_timer = Some(t));
     update_links();
 }
 
-fn write_url() {
+/// A committed edit (Enter, leaving a field, a menu, a slider's first
+/// move): the address bar follows at once, in a new history entry, so
+/// Back undoes the edit. An edit that left the link as it was adds none.
+pub fn push_url() {
+    if let Some(t) = with(|app| app.url_timer.take()) {
+        cancel(t);
+    }
+    update_links();
+    write_url(true);
+}
+
+/// Writes the address bar now: in a new entry (`push`) or in place.
+pub fn write_url(push: bool) {
     with(|app| app.url_timer = None);
     let l = window().location();
-    let search = l.search().unwrap_or_default();
-    let target = format!("{}{search}#{}", l.pathname().unwrap_or_default(), current_fragment());
+    let fragment = format!("#{}", current_fragment());
+    if push && l.hash().is_ok_and(|h| h == fragment) {
+        return;
+    }
+    let target = format!("{}{}{fragment}", l.pathname().unwrap_or_default(), l.search().unwrap_or_default());
     if let Ok(history) = window().history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&target));
+        let _ = if push {
+            history.push_state_with_url(&JsValue::NULL, "", Some(&target))
+        } else {
+            history.replace_state_with_url(&JsValue::NULL, "", Some(&target))
+        };
     }
 }
 
@@ -120,12 +142,15 @@ fn update_links() {
     }
 }
 
-/// The iframe snippet for the current scenario.
+/// The iframe snippet for the current scenario: the core's embed address
+/// (the lesson's plot and the table, as `lbsim url --embed` writes it),
+/// with the page's theme when it was given one.
 pub fn embed_code() -> String {
-    let (embedded, listed) = with(|app| (app.embed, app.embed_controls.clone()));
-    let controls = if embedded { listed.join(",") } else { EMBED_CONTROLS.to_string() };
-    let plots = with(|app| app.embed_plots.clone()).map(|p| format!("&plots={p}")).unwrap_or_default();
-    let src = format!("{}?embed=1&controls={controls}{plots}#{}", page_base(), current_fragment());
+    let mut src =
+        with(|app| url::embed_url(&page_base(), &app.scenario, app.preset, app.sweep.spec.as_ref()));
+    if let Some(theme) = query("theme").filter(|t| t != "auto" && THEMES.contains(&t.as_str())) {
+        src = src.replacen('#', &format!("&theme={theme}#"), 1);
+    }
     format!(
         "<iframe src=\"{}\" title=\"lbsim: load-balancing playground\" loading=\"lazy\" width=\"100%\" \
          height=\"900\" style=\"border:0\"></iframe>",
@@ -158,54 +183,132 @@ pub fn post_height() {
     let _ = parent.post_message(&message, "*");
 }
 
-/// The plots an author picked for an embed (`&plots=cdf,loads`): the
-/// others, and the table unless `table` is named, are hidden. Unknown names
-/// are said in a notice.
-fn show_plots(listed: &str) {
-    let wanted: Vec<&str> = listed.split(',').map(str::trim).filter(|k| !k.is_empty()).collect();
-    let Ok(parts) = document().query_selector_all("[data-plot]") else { return };
-    let mut known = Vec::new();
-    for i in 0..parts.length() {
-        if let Some(part) = parts.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok()) {
-            let name = part.get_attribute("data-plot").unwrap_or_default();
-            part.set_hidden(!wanted.contains(&name.as_str()));
-            known.push(name);
-        }
-    }
-    if !wanted.contains(&"table") {
-        dom::set_hidden("realized", true);
-    }
-    let unknown: Vec<String> = wanted
-        .iter()
-        .filter(|w| !known.iter().any(|k| k == *w))
-        .map(|w| format!("plots: unknown plot {w:?} ignored; known: {}", known.join(", ")))
-        .collect();
-    if !unknown.is_empty() {
-        show_notice("Parts of this embed's address were not used:", &unknown);
-    }
-    with(|app| app.embed_plots = Some(listed.to_string()));
+/// The names of a comma-separated list (`plots=cdf,loads`).
+fn names(list: &str) -> Vec<String> {
+    list.split(',').map(str::trim).filter(|k| !k.is_empty()).map(str::to_string).collect()
 }
 
-/// `?embed=1`: the compact view; its height goes to the parent page.
-pub fn embed() {
-    let listed: Vec<String> = query("controls")
-        .unwrap_or_else(|| EMBED_CONTROLS.to_string())
-        .split(',')
-        .map(|k| k.trim().to_string())
-        .filter(|k| !k.is_empty())
-        .collect();
+/// Shows the embed's plots, in the order listed, and hides the others
+/// (the realized figures go with the table); a folded panel shown opens.
+fn show_plots(plots: &[Plot]) {
+    let Ok(parts) = document().query_selector_all("[data-plot]") else { return };
+    let realized = by_id::<Element>("realized");
+    for p in plots {
+        for i in 0..parts.length() {
+            let Some(part) = parts.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) else { continue };
+            if part.get_attribute("data-plot").as_deref() != Some(p.id()) {
+                continue;
+            }
+            // Moved to the end of the results: the order on screen and for
+            // a screen reader is the author's.
+            if let Some(parent) = part.parent_node() {
+                if let Some(realized) = realized.as_ref().filter(|_| *p == Plot::Table) {
+                    let _ = parent.append_child(realized);
+                }
+                let _ = parent.append_child(&part);
+            }
+        }
+    }
+    for i in 0..parts.length() {
+        let Some(part) = parts.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) else { continue };
+        let name = part.get_attribute("data-plot").unwrap_or_default();
+        let shown = plots.iter().any(|p| p.id() == name);
+        part.set_hidden(!shown);
+        if let Some(panel) = part.dyn_ref::<HtmlDetailsElement>().filter(|_| shown) {
+            panel.set_open(true);
+        }
+    }
+    dom::set_hidden("realized", !plots.contains(&Plot::Table));
+}
+
+/// In an embed whose author named no plots, the plots follow the preset
+/// (a reader may pick another when the preset picker is one of its
+/// controls).
+pub fn follow_preset(p: Option<&'static Preset>) {
+    if with(|app| app.embed && app.embed_plots.is_none()) {
+        show_plots(&url::embed_plots(p));
+    }
+}
+
+/// The page's own query: `theme=` on any page, and with `embed=1` the
+/// compact view of an iframe (SPEC section 15): the lesson, the plots
+/// `plots=` names (by default the preset's, [`url::embed_plots`]), the
+/// controls `controls=` names (none by default), and a last line linking
+/// the full playground and its glossary; its height goes to the parent
+/// page. Names it does not know are said in one notice.
+pub fn apply_query(preset: Option<&'static Preset>) {
+    let mut unknown = Vec::new();
+    if let Some(theme) = query("theme").filter(|t| !THEMES.contains(&t.as_str())) {
+        unknown.push(format!(
+            "theme: unknown theme \"{}\" ignored; known: {}",
+            theme.escape_debug(),
+            THEMES.join(", ")
+        ));
+    }
+    if query("embed").as_deref() == Some("1") {
+        embed(preset, &mut unknown);
+    }
+    if !unknown.is_empty() {
+        add_notice("Parts of this page's address were not used:", &unknown);
+    }
+}
+
+/// The compact view of [`apply_query`]; what it does not know goes to
+/// `unknown`.
+fn embed(preset: Option<&'static Preset>, unknown: &mut Vec<String>) {
+    let known: Vec<&str> = Plot::ALL.iter().map(|p| p.id()).collect();
+    let chosen: Option<Vec<Plot>> = query("plots").map(|list| {
+        names(&list)
+            .iter()
+            .filter_map(|id| {
+                let plot = Plot::parse(id);
+                if plot.is_none() {
+                    let id = id.escape_debug();
+                    unknown
+                        .push(format!("plots: unknown plot \"{id}\" ignored; known: {}", known.join(", ")));
+                }
+                plot
+            })
+            .collect()
+    });
     with(|app| {
         app.embed = true;
-        app.embed_controls = listed.clone();
+        app.embed_plots = chosen.clone();
     });
-    if let Some(plots) = query("plots") {
-        show_plots(&plots);
-    }
     if let Some(body) = document().body() {
         let _ = body.class_list().add_1("embed");
     }
-    controls::show_only(&listed);
-    dom::set_hidden("open-full", false);
+    show_plots(&chosen.unwrap_or_else(|| url::embed_plots(preset)));
+    let listed = names(&query("controls").unwrap_or_default());
+    let mut missing = controls::show_only(&listed);
+    // The preset picker sits in the status bar, not in the form: the
+    // styles show it for `body.picker`.
+    if missing.iter().any(|k| k == "preset") {
+        missing.retain(|k| k != "preset");
+        if let Some(body) = document().body() {
+            let _ = body.class_list().add_1("picker");
+        }
+    }
+    unknown.extend(missing.iter().map(|key| {
+        let key = key.escape_debug();
+        format!("controls: unknown control \"{key}\" ignored; a control is named by its link key (slow-share, zipf, seed)")
+    }));
+    // The controls sit under the lesson, over the plots they change.
+    if let (Some(form), Some(lesson)) = (by_id::<HtmlElement>("controls"), by_id::<Element>("lesson")) {
+        form.set_hidden(listed.iter().all(|k| k == "preset" || missing.contains(k)));
+        let _ = lesson.after_with_node_1(&form);
+    }
+    // The glossary is the full playground's, in a new tab.
+    if let Ok(links) = document().query_selector_all("a[href='#glossary']") {
+        for i in 0..links.length() {
+            if let Some(a) = links.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                let _ = a.set_attribute("href", "./#glossary");
+                let _ = a.set_attribute("target", "_blank");
+                let _ = a.set_attribute("rel", "noopener");
+            }
+        }
+    }
+    dom::set_hidden("embed-links", false);
     let callback = Closure::<dyn FnMut()>::new(post_height);
     if let (Ok(observer), Some(body)) =
         (web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()), document().body())

@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use lbsim_core::{Report, Scenario};
-use web_sys::HtmlProgressElement;
+use web_sys::{HtmlElement, HtmlProgressElement};
 
 use crate::controls::thousands;
 use crate::dom::{after, by_id, cancel, now_ms, set_body_data, set_text};
@@ -48,6 +48,12 @@ pub fn drawn(run_id: u32, report: Report) {
     set_body_data("latency-ms", &format!("{:.1}", now - with(|app| app.asked_ms)));
     if with(|app| std::mem::replace(&mut app.first_plot, false)) {
         set_body_data("first-plot-ms", &format!("{now:.1}"));
+        // Focus alone does not scroll when the browser's own jump to the
+        // fragment focused it already.
+        if let Some(part) = with(|app| app.jump_to.take()).and_then(|id| by_id::<HtmlElement>(&id)) {
+            part.scroll_into_view();
+            let _ = part.focus();
+        }
     }
     set_text("status-text", "");
     set_state("ready");

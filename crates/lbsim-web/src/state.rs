@@ -6,16 +6,17 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use lbsim_core::presets::Preset;
+use lbsim_core::presets::{Plot, Preset};
 use lbsim_core::report::Headline;
 use lbsim_core::sweep::Sweep;
 use lbsim_core::{Report, Scenario};
 use lbsim_protocol::ToWorker;
 use web_sys::Worker;
 
-use crate::dom::{set_body_data, window};
+use crate::dom::{document, set_body_data, window};
 use crate::palette::Theme;
 use crate::plots::cdf::{CdfView, Class};
+use crate::plots::legend::LegendRow;
 use crate::plots::look::Look;
 use crate::table::Sort;
 
@@ -49,10 +50,8 @@ pub struct App {
     pub preset: Option<&'static Preset>,
     /// Whether the page is the compact view of an iframe (`?embed=1`).
     pub embed: bool,
-    /// The controls an embed shows (`&controls=`).
-    pub embed_controls: Vec<String>,
     /// The plots an embed shows (`&plots=`), when the author picked them.
-    pub embed_plots: Option<String>,
+    pub embed_plots: Option<Vec<Plot>>,
     /// What the remapping panel last drew, to skip redrawing the same.
     pub remap_key: String,
     /// Whether no plot has been drawn yet.
@@ -61,6 +60,14 @@ pub struct App {
     pub sweep: SweepState,
     /// A long scenario the reader agreed to run.
     pub confirmed: Option<Scenario>,
+    /// Each plot's legend as last drawn, by canvas id (for a saved PNG).
+    pub legends: Vec<(&'static str, Vec<LegendRow>)>,
+    /// The part of the page a link named (`#glossary`, from an embed):
+    /// focused once the first plot is drawn and the page's height settled.
+    pub jump_to: Option<String>,
+    /// Whether a slider is being dragged: its first move made a history
+    /// entry, the later ones replace it.
+    pub dragging: bool,
 }
 
 /// One worker of the pool and what it is waiting to be sent.
@@ -149,12 +156,14 @@ thread_local! {
         redraw_timer: None,
         preset: None,
         embed: false,
-        embed_controls: Vec::new(),
         embed_plots: None,
         remap_key: String::new(),
         first_plot: true,
         sweep: SweepState::default(),
         confirmed: None,
+        legends: Vec::new(),
+        jump_to: None,
+        dragging: false,
     });
 }
 
@@ -169,8 +178,15 @@ pub fn set_state(state: &str) {
     set_body_data("state", state);
 }
 
+/// The theme: the one the link chose (`theme=`, which boot.js wrote on
+/// `<html>` as `data-theme`), else the reader's preference.
 fn dark() -> bool {
-    window().match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches())
+    let chosen = document().document_element().and_then(|html| html.get_attribute("data-theme"));
+    match chosen.as_deref() {
+        Some("dark") => true,
+        Some("light") => false,
+        _ => window().match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches()),
+    }
 }
 
 /// Pixel scale and theme for a redraw.

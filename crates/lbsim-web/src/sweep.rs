@@ -15,6 +15,7 @@ use crate::links::{schedule_url, share_url_without_sweep};
 use crate::plots::sweep::{sweep as plot, Figure};
 use crate::pool::{dispatch, expected_seconds, main_run_going};
 use crate::state::{look, with, Purpose, SweepRun};
+use crate::view::show_legend;
 
 /// A range to start from for each parameter the view offers.
 fn default_range(key: &str) -> (&'static str, &'static str, &'static str) {
@@ -105,7 +106,13 @@ fn start() {
         Ok(s) => s,
         Err(e) => return status(&e.to_string()),
     };
-    let scenarios = match sweep.scenarios(&with(|app| app.scenario.clone())) {
+    let base = with(|app| app.scenario.clone());
+    // Here a sweep whose values would all run the same is not started:
+    // the reader sees why at once instead of flat lines.
+    if let Some(note) = sweep.without_effect(&base) {
+        return status(&note);
+    }
+    let scenarios = match sweep.scenarios(&base) {
         Ok(s) => s,
         Err(e) => return status(&e.to_string()),
     };
@@ -194,8 +201,9 @@ pub fn draw() {
     let Some(canvas) = by_id("sweep") else { return };
     let figure = Figure::parse(&select("sweep-figure"));
     let Some((sweep, rows)) = with(|app| app.sweep.result.clone()) else { return };
-    if let Err(e) = plot(&canvas, &sweep, &rows, figure, &look()) {
-        status(&e);
+    match plot(&canvas, &sweep, &rows, figure, &look()) {
+        Ok(rows) => show_legend("sweep", rows),
+        Err(e) => status(&e),
     }
 }
 

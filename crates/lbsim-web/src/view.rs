@@ -14,12 +14,13 @@ use web_sys::{HtmlCanvasElement, HtmlDetailsElement, HtmlElement, HtmlInputEleme
 use crate::controls::thousands;
 use crate::dom::{self, by_id, document, on, set_text};
 use crate::plots::cdf::{latency, CdfView, Class};
-use crate::plots::load::{columns, loads};
+use crate::plots::legend::{self, png_with_legend, LegendRow};
+use crate::plots::load::{grid, loads};
 use crate::plots::look::Look;
 use crate::plots::over_time::{
-    error_series, hit_series, over_time, queue_series, requests, server_legend, OverTime, Series,
+    error_series, hit_series, over_time, queue_series, requests, OverTime, Series,
 };
-use crate::plots::remap::remapping;
+use crate::plots::remap::{remapping, remapping_height};
 use crate::state::{look, set_state, with};
 use crate::table;
 
@@ -67,16 +68,17 @@ pub fn show_report(report: &Report, what: Redraw) {
     let mut problems = Vec::new();
     if what.latency {
         if let Some(c) = canvas("cdf") {
-            if let Err(e) = latency(&c, &results, view, MMc::of_scenario(&report.scenario), &look) {
-                problems.push(e);
+            match latency(&c, &results, view, MMc::of_scenario(&report.scenario), &look) {
+                Ok(rows) => show_legend("cdf", rows),
+                Err(e) => problems.push(e),
             }
         }
     }
     if what.loads {
         if let Some(c) = canvas("loads") {
-            let cols = columns(f64::from(c.client_width().max(300)), results.len());
+            let (cols, row) = grid(f64::from(c.client_width().max(300)), results.len());
             let rows = results.len().div_ceil(cols).max(1);
-            let _ = c.style().set_property("height", &format!("{}px", 40 + rows * 150));
+            let _ = c.style().set_property("height", &format!("{}px", 40 + rows * row));
             if let Err(e) = loads(&c, &results, |r| report.fair_load(r), cols, &look) {
                 problems.push(e);
             }
@@ -104,20 +106,19 @@ pub fn show_report(report: &Report, what: Redraw) {
             }
             if let Some(c) = canvas(id) {
                 let what = OverTime { title, y_desc, series, share };
-                if let Err(e) = over_time(&c, &results, what, events, &look) {
-                    problems.push(e);
+                match over_time(&c, &results, what, events, &look) {
+                    Ok(rows) => show_legend(id, rows),
+                    Err(e) => problems.push(e),
                 }
             }
         }
         if let Some(c) = canvas("requests").filter(|_| fleet) {
-            let width = f64::from(c.client_width().max(300));
-            let cols = columns(width, results.len());
+            let (cols, row) = grid(f64::from(c.client_width().max(300)), results.len());
             let rows = results.len().div_ceil(cols).max(1);
-            let servers = results.first().map_or(0, |r| r.servers.len());
-            let (legend, _) = server_legend(width, servers);
-            let _ = c.style().set_property("height", &format!("{}px", 40.0 + legend + rows as f64 * 150.0));
-            if let Err(e) = requests(&c, &results, events, cols, &look) {
-                problems.push(e);
+            let _ = c.style().set_property("height", &format!("{}px", 40 + rows * row));
+            match requests(&c, &results, events, cols, &look) {
+                Ok(rows) => show_legend("requests", rows),
+                Err(e) => problems.push(e),
             }
         }
     }
@@ -162,17 +163,24 @@ pub fn draw_remapping(s: &Scenario, look: &Look, force: bool) {
     }
     let add = by_id::<HtmlSelectElement>("remap-change").is_none_or(|s| s.value() != "remove");
     let nodes: Vec<String> = (0..s.servers as usize).map(|i| s.server_name(i)).collect();
-    let key = format!("{}|{add}|{}|{}", nodes.join(","), s.vnodes, look.scale);
+    let hash = s.hash.map_or("", |h| h.id());
+    // The width too: the panels' columns and the canvas's height follow it.
+    let width = canvas("remap").map_or(0, |c| c.client_width());
+    let key = format!("{}|{add}|{hash}|{}|{}|{}|{width}", nodes.join(","), s.vnodes, s.ring.id(), look.scale);
     if !force && with(|app| app.remap_key == key) {
         return;
     }
     let change = Change::for_pool(&nodes, add);
     let (words, ideal) = (change.words(nodes.len()), change.ideal_share(nodes.len()));
-    let base = Remap { nodes, change, vnodes: s.vnodes, ring: s.ring, ..Remap::default() };
+    let base = Remap { nodes, change, ..Remap::default() }.placed_as(s);
     let reports: Vec<(&'static str, RemapReport)> =
         remap::compare(&base).into_iter().map(|(scheme, r)| (scheme.id(), r)).collect();
     if let Some(c) = canvas("remap") {
-        if let Err(e) = remapping(&c, &reports, ideal, &words, look) {
+        let css_width = f64::from(width.max(300));
+        let (cols, row) = grid(css_width, reports.len());
+        let height = remapping_height(css_width, reports.len(), cols, row);
+        let _ = c.style().set_property("height", &format!("{height}px"));
+        if let Err(e) = remapping(&c, &reports, ideal, &words, cols, look) {
             show_notice("The remapping plot could not be drawn", &[e]);
         }
     }
@@ -203,12 +211,26 @@ pub fn redraw(what: Redraw) {
     }
 }
 
-/// Saves the canvas `id` as a PNG file.
+/// Writes a plot's legend next to its canvas `id` (the list
+/// `{id}-legend`), and keeps its rows for a saved PNG.
+pub fn show_legend(id: &'static str, rows: Vec<LegendRow>) {
+    legend::fill(&format!("{id}-legend"), &rows);
+    with(|app| match app.legends.iter_mut().find(|(k, _)| *k == id) {
+        Some((_, kept)) => *kept = rows,
+        None => app.legends.push((id, rows)),
+    });
+}
+
+/// Saves the canvas `id` as a PNG file, its legend drawn under the chart.
 pub fn save_png(id: &str) {
-    if let Some(c) = canvas(id) {
-        if let Ok(data) = c.to_data_url() {
-            dom::download(&data, &format!("lbsim-{id}.png"));
-        }
+    let Some(c) = canvas(id) else { return };
+    let rows = with(|app| app.legends.iter().find(|(k, _)| *k == id).map(|(_, rows)| rows.clone()));
+    let data = match rows.filter(|rows| !rows.is_empty()) {
+        Some(rows) => png_with_legend(&c, &rows, &look()),
+        None => c.to_data_url().ok(),
+    };
+    if let Some(data) = data {
+        dom::download(&data, &format!("lbsim-{id}.png"));
     }
 }
 
@@ -227,6 +249,21 @@ pub fn show_notice(heading: &str, lines: &[String]) {
     on(&close, "click", |_| dom::set_hidden("notice", true));
     let _ = notice.append_child(&close);
     notice.set_hidden(false);
+}
+
+/// Adds a heading and lines to the notice on screen, or shows them as
+/// [`show_notice`] does when there is none.
+pub fn add_notice(heading: &str, lines: &[String]) {
+    let Some(notice) = by_id::<HtmlElement>("notice").filter(|n| !n.hidden()) else {
+        return show_notice(heading, lines);
+    };
+    let close = notice.last_child();
+    let _ = notice.insert_before(&dom::text_element("strong", "", heading), close.as_ref());
+    let list = dom::element("ul", "");
+    for line in lines {
+        let _ = list.append_child(&dom::text_element("li", "", line));
+    }
+    let _ = notice.insert_before(&list, close.as_ref());
 }
 
 /// Something went wrong that the reader should know about.

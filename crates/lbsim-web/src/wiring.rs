@@ -1,18 +1,23 @@
 //! What each input does: the scenario form, presets, the plot switches,
-//! the table's sort buttons, copy and download buttons, resizes, theme
-//! changes and pasted links.
+//! the table's sort buttons, copy and download buttons, in-page links,
+//! resizes, theme changes, pasted links and Back.
 
 use lbsim_core::presets::{preset, Preset};
 use lbsim_core::scenario::field_spec;
+use lbsim_core::url::changed_keys;
 use lbsim_core::{Report, Scenario, ScenarioError};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, Event, HtmlDetailsElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use web_sys::{
+    Element, Event, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement,
+};
 
 use crate::controls::{self, thousands, MAX_INTERACTIVE_REQUESTS};
 use crate::dom::{self, after, by_id, cancel, document, on, on_id, set_text, window};
 use crate::events;
-use crate::links::{embed_code, fragment, scenario_from_link, schedule_url, share_url};
+use crate::links::{
+    current_fragment, embed_code, follow_preset, fragment, push_url, scenario_from_link, schedule_url,
+    share_url, write_url,
+};
 use crate::plots::cdf::{CdfView, Class};
 use crate::pool::{self, Listeners};
 use crate::run::{self, cancel_run, confirm_run, keep_last, request_run};
@@ -28,6 +33,25 @@ pub fn apply(scenario: Scenario) {
     controls::sync(&scenario);
     request_run();
     schedule_url();
+    show_edited();
+}
+
+/// The picker and the lesson follow the scenario: once the reader has
+/// changed what the preset set (the core's [`changed_keys`]), the picker
+/// says "edited" and the lesson steps aside to one line naming the
+/// changes, beside the way back.
+pub fn show_edited() {
+    let (p, scenario) = with(|app| (app.preset, app.scenario.clone()));
+    let changed = p.map_or_else(Vec::new, |p| changed_keys(&scenario, &p.scenario()));
+    if let Some(select) = by_id::<HtmlSelectElement>("preset") {
+        select.set_value(p.map_or("", |p| p.id));
+    }
+    let names: Vec<&str> = changed.iter().map(|k| field_spec(k).map_or(*k, |f| f.label)).collect();
+    set_text("lesson-changed", &format!("You changed {}; the lesson was for the preset.", names.join(", ")));
+    let edited = !changed.is_empty();
+    dom::set_hidden("edited", !edited);
+    dom::set_hidden("lesson-text", edited);
+    dom::set_hidden("lesson-edited", !edited);
 }
 
 /// Shows the preset's lesson (or hides it) and turns the latency plot to
@@ -53,6 +77,7 @@ pub fn show_lesson(p: Option<&'static Preset>) {
         }
         None => dom::set_hidden("lesson", true),
     }
+    follow_preset(p);
     if let Some(panel) = by_id::<HtmlDetailsElement>("remap-panel") {
         if p.is_some_and(|p| p.remapping) {
             panel.set_open(true);
@@ -60,23 +85,38 @@ pub fn show_lesson(p: Option<&'static Preset>) {
     }
 }
 
-/// A preset picked: its scenario and lesson; "custom" keeps the scenario
-/// and drops the preset (and its lesson) from the link.
+/// The page's preset becomes `p` and its lesson shows; the remapping
+/// panel a remapping preset opened closes when another comes.
+fn switch_preset(p: Option<&'static Preset>) {
+    let was = with(|app| std::mem::replace(&mut app.preset, p));
+    if was.is_some_and(|w| w.remapping) && p.is_none_or(|p| !p.remapping) {
+        if let Some(panel) = by_id::<HtmlDetailsElement>("remap-panel") {
+            panel.set_open(false);
+        }
+    }
+    show_lesson(p);
+}
+
+/// A preset picked (or picked again: back to the preset, reset): its
+/// scenario and lesson, in a new history entry; "custom" keeps the
+/// scenario and drops the preset (and its lesson) from the link.
 fn choose_preset(id: &str) {
     let p = preset(id);
-    with(|app| app.preset = p);
-    show_lesson(p);
+    switch_preset(p);
     match p {
         Some(p) => {
             let mut s = p.scenario();
             s.requests = s.requests.min(MAX_INTERACTIVE_REQUESTS);
+            // The groups the last scenario opened fold again.
+            controls::fold_groups();
             apply(s);
         }
         None => {
-            schedule_url();
+            show_edited();
             redraw(Redraw::ALL);
         }
     }
+    push_url();
 }
 
 /// One control changed: check it against the table. Committed (`commit`)
@@ -145,6 +185,7 @@ fn on_control(key: &str, text: &str, commit: bool) {
             controls::mark_inactive(&next);
             request_run();
             schedule_url();
+            show_edited();
         }
         Err(e) => {
             let field = if field_spec(&e.field).is_some() { e.field.clone() } else { key.to_string() };
@@ -173,20 +214,32 @@ fn control_of(e: &Event) -> Option<(String, String, bool)> {
     }
 }
 
+/// Each committed edit is a history entry (Back undoes it): Enter or
+/// leaving a typed field, a menu, a box, a slider's first move; while a
+/// slider is dragged its later moves replace that entry, and letting go
+/// writes where it stopped.
 fn wire_form() {
     let Some(form) = by_id::<Element>("controls") else { return };
     on(&form, "input", |e: Event| {
         let Some((key, text, typing)) = control_of(&e) else { return };
-        match key.as_str() {
-            "preset" => choose_preset(&text),
-            "" => {}
-            _ => on_control(&key, &text, !typing),
+        if key.is_empty() {
+            return;
+        }
+        on_control(&key, &text, !typing);
+        if !typing {
+            let slider = dom::target::<HtmlInputElement>(&e).is_some_and(|i| i.type_() == "range");
+            if !(with(|app| std::mem::replace(&mut app.dragging, slider)) && slider) {
+                push_url();
+            }
         }
     });
     on(&form, "change", |e: Event| {
         let Some((key, text, typing)) = control_of(&e) else { return };
         if typing && !key.is_empty() {
             on_control(&key, &text, true);
+            push_url();
+        } else if with(|app| std::mem::take(&mut app.dragging)) {
+            write_url(false);
         }
     });
     on(&form, "submit", |e: Event| e.prevent_default());
@@ -196,7 +249,15 @@ fn wire_form() {
             input.set_value(&seed.to_string());
         }
         on_control("seed", &seed.to_string(), true);
+        push_url();
     });
+    on_id("preset", "input", |e: Event| {
+        if let Some(select) = dom::target::<HtmlSelectElement>(&e) {
+            choose_preset(&select.value());
+        }
+    });
+    on_id("back-to-preset", "click", |_| choose_preset(with(|app| app.preset).map_or("", |p| p.id)));
+    on_id("reset", "click", |_| choose_preset("mixed"));
 }
 
 fn wire_results() {
@@ -273,15 +334,12 @@ fn wire_sharing() {
             dom::download_text(&report.csv(), "text/csv", "lbsim-results.csv");
         }
     });
+    // The core writes the JSON text: serde-wasm-bindgen and JSON.stringify
+    // cost the bundle 1 KiB more.
     on_id("download-json", "click", |_| {
         if let Some(report) = with(|app| app.report.clone()) {
-            let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-            if let Ok(value) = serde::Serialize::serialize(&*report, &serializer) {
-                if let Ok(text) =
-                    js_sys::JSON::stringify_with_replacer_and_space(&value, &JsValue::NULL, &JsValue::from(1))
-                {
-                    dom::download_text(&String::from(text), "application/json", "lbsim-results.json");
-                }
+            if let Ok(text) = lbsim_core::report::json::to_string(&*report) {
+                dom::download_text(&text, "application/json", "lbsim-results.json");
             }
         }
     });
@@ -300,25 +358,56 @@ fn redraw_soon() {
     with(|app| app.redraw_timer = Some(t));
 }
 
+/// In-page links (`href="#id"`: the skip link, the links to the controls,
+/// the views and the terms) focus their target, opening it if it folds:
+/// the fragment holds the scenario, so they must not navigate.
+fn wire_jumps() {
+    on(&document(), "click", |e: Event| {
+        let Some(link) = dom::target::<Element>(&e).and_then(|t| t.closest("a[href^='#']").ok().flatten())
+        else {
+            return;
+        };
+        let id = link.get_attribute("href").unwrap_or_default();
+        let Some(to) = by_id::<HtmlElement>(&id[1..]) else { return };
+        e.prevent_default();
+        if let Some(details) = to.dyn_ref::<HtmlDetailsElement>() {
+            details.set_open(true);
+        }
+        let _ = to.focus();
+        // Its top, not its middle (focus alone centres a tall form).
+        to.scroll_into_view();
+    });
+}
+
+/// A link that came to the address bar (pasted, Back, Forward): its
+/// scenario, as when the page opens on it. One change may come as both
+/// popstate and hashchange: the second finds the page showing it.
+fn follow_link() {
+    let link = fragment();
+    if link.trim_start_matches('#') == current_fragment() {
+        return;
+    }
+    // As when the page opens: a fragment that is no link (empty, or a
+    // part of the page) is the defaults, which are the mixed preset's.
+    let link = Some(link).filter(|l| l.contains('=')).unwrap_or_default();
+    let (s, p, range) = scenario_from_link(&link);
+    let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
+    sweep::from_link(range);
+    let same = s == with(|app| app.scenario.clone()) && p == with(|app| app.preset);
+    if same {
+        // Only the sweep is new: it runs now, over the same scenario.
+        sweep::start_if_asked();
+    } else {
+        // A pasted link is its own scenario, with the preset it names.
+        switch_preset(p);
+        apply(s);
+    }
+}
+
 fn wire_window() {
     on(&window(), "resize", |_| redraw_soon());
-    on(&window(), "hashchange", |_| {
-        let (s, p, range) = scenario_from_link(&fragment());
-        sweep::from_link(range);
-        let same = s == with(|app| app.scenario.clone()) && p == with(|app| app.preset);
-        if same {
-            // Only the sweep is new: it runs now, over the same scenario.
-            sweep::start_if_asked();
-        } else {
-            // A pasted link is its own scenario, with the preset it names.
-            with(|app| app.preset = p);
-            show_lesson(p);
-            if let Some(select) = by_id::<HtmlSelectElement>("preset") {
-                select.set_value(p.map_or("", |p| p.id));
-            }
-            apply(s);
-        }
-    });
+    on(&window(), "popstate", |_| follow_link());
+    on(&window(), "hashchange", |_| follow_link());
     if let Ok(Some(mq)) = window().match_media("(prefers-color-scheme: dark)") {
         on(&mq, "change", |_| {
             with(|app| app.remap_key.clear());
@@ -340,9 +429,16 @@ fn run_done(purpose: Purpose, run_id: u32, report: Report) {
 pub fn wire() {
     pool::listen(Listeners { done: run_done, sweep_lost: sweep::stop });
     sweep::wire();
-    events::wire(|text| on_control("events", text, true), || with(|app| app.scenario.clone()));
+    events::wire(
+        |text| {
+            on_control("events", text, true);
+            push_url();
+        },
+        || with(|app| app.scenario.clone()),
+    );
     wire_form();
     wire_results();
     wire_sharing();
+    wire_jumps();
     wire_window();
 }

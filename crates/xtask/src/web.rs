@@ -89,7 +89,7 @@ fn ensure_chromium() -> Result<(), String> {
 fn ensure_npm_packages() -> Result<(), String> {
     // Every package the tests import; a checkout that gained one since
     // its last `npm ci` installs again.
-    let installed = ["playwright-core", "axe-core"]
+    let installed = ["playwright-core", "axe-core", "binaryen"]
         .iter()
         .all(|p| root().join("node_modules").join(p).join("package.json").exists());
     if installed {
@@ -121,7 +121,7 @@ pub fn build() -> Result<PathBuf, String> {
     // up on it), drop the module's name section, and write the integrity
     // hashes again for both.
     ensure_npm_packages()?;
-    step("node web/finish.mjs dist (terser on the JavaScript, the wasm name section dropped, integrity hashes)");
+    step("node web/finish.mjs dist (terser on the JavaScript, wasm-opt -Os and the name section dropped, integrity hashes)");
     run("node", &["web/finish.mjs", &dist.display().to_string()])?;
     Ok(dist)
 }

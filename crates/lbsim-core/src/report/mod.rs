@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::balancer::AlgorithmId;
 use crate::scenario::Scenario;
 
+pub mod json;
 mod summary;
 
 pub use self::summary::{percentiles, rank, ranked, summarize, Percentiles, Summary, CDF_POINTS};

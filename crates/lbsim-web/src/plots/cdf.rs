@@ -9,7 +9,7 @@ use web_sys::HtmlCanvasElement;
 
 use crate::plots::axis::{decade_ceil, decade_floor, ms_label, share_label, themed, unstretched};
 use crate::plots::frame::{fail, surface, titled};
-use crate::plots::legend::{legend, legend_rows, with_legend};
+use crate::plots::legend::{legend_rows, LegendRow};
 use crate::plots::look::{drawing_order, Look};
 
 /// Which requests the latency plot shows.
@@ -83,21 +83,21 @@ fn points(r: &AlgorithmResult, class: Class) -> &[[f64; 2]] {
 /// Erlang C curve over it when `theory` is given. One rule far slower than
 /// the rest does not stretch the axis: its line runs off the right edge
 /// and its legend entry says "off scale" with its largest latency.
+/// Returns the legend's rows (the page writes them next to the canvas).
 pub fn latency(
     canvas: &HtmlCanvasElement,
     results: &[&AlgorithmResult],
     view: CdfView,
     theory: Option<MMc>,
     look: &Look,
-) -> Result<(), String> {
-    let Some(root) = surface(canvas, look) else { return Ok(()) };
+) -> Result<Vec<LegendRow>, String> {
+    let Some(root) = surface(canvas, look) else { return Ok(Vec::new()) };
     let title = format!(
         "Latency, {}{}",
         view.class.words(),
         if view.tail { ": share slower than x (1 - CDF)" } else { ": share at most x (CDF)" }
     );
-    let body = titled(&root, &title, look)?;
-    let (plot, side, columns) = with_legend(&body, results.len() + 3, look);
+    let plot = titled(&root, &title, look)?;
     let all: Vec<[f64; 2]> =
         results.iter().flat_map(|r| points(r, view.class).iter().copied()).filter(|p| p[0] > 0.0).collect();
     if all.is_empty() {
@@ -107,7 +107,8 @@ pub fn latency(
             look.font(14.0),
         ))
         .map_err(fail)?;
-        return root.present().map_err(fail);
+        root.present().map_err(fail)?;
+        return Ok(Vec::new());
     }
     let largest = |r: &&AlgorithmResult| points(r, view.class).iter().map(|p| p[0]).fold(0.0, f64::max);
     let extremes: Vec<f64> = results.iter().map(largest).collect();
@@ -129,7 +130,9 @@ pub fn latency(
     // Muted rules first, so the lesson's rules are drawn over them.
     let order = drawing_order(results, look);
     let mut builder = ChartBuilder::on(&plot);
-    builder.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(58.0));
+    // Room for "0.001%" beside the axis's title, which runs the chart's
+    // whole height on a phone.
+    builder.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(66.0));
     // Points past the axis are cut at its edge (plotters draws them
     // outside the plot otherwise).
     let clip = |x: f64| x.min(x1);
@@ -192,10 +195,12 @@ pub fn latency(
         extremes.iter().map(|&top| (top > x1).then(|| format!("max {}", ms_label(top)))).collect();
     let mut rows = legend_rows(results, &off, look);
     if theory.is_some() {
-        rows.insert(results.len(), ("M/M/c (Erlang C)".to_string(), Some(look.theme.fg), true));
+        let formula =
+            LegendRow { dashed: true, ..LegendRow::line("M/M/c (Erlang C)".into(), look.theme.fg, true) };
+        rows.insert(results.len(), formula);
     }
-    legend(&side, &rows, columns, look)?;
-    root.present().map_err(fail)
+    root.present().map_err(fail)?;
+    Ok(rows)
 }
 
 fn log_grid(x0: f64, x1: f64) -> impl Iterator<Item = f64> {

@@ -10,9 +10,13 @@ use crate::plots::axis::{category_label, themed, trim};
 use crate::plots::frame::{fail, surface, titled};
 use crate::plots::look::Look;
 
-/// How many panels side by side fit a canvas `css_width` wide.
-pub fn columns(css_width: f64, panels: usize) -> usize {
-    ((css_width / 230.0).floor() as usize).clamp(1, panels.max(1))
+/// How many panels side by side fit a canvas `css_width` wide (two at
+/// least, so that a phone's column of panels stays short), and the height
+/// of a row of them in CSS px (lower on narrow canvases, for the same
+/// reason).
+pub fn grid(css_width: f64, panels: usize) -> (usize, usize) {
+    let columns = ((css_width / 170.0).floor() as usize).max(2).min(panels.max(1));
+    (columns, if css_width < 700.0 { 130 } else { 150 })
 }
 
 /// Per-server offered load, one panel per algorithm, the fair share

@@ -47,11 +47,6 @@ impl Look {
             colour(a).mix(0.35).stroke_width(self.stroke(css * 0.75))
         }
     }
-
-    /// Whether the canvas is narrow (a phone): legends go under the plot.
-    pub(super) fn narrow(&self, width_px: u32) -> bool {
-        f64::from(width_px) / self.scale < 560.0
-    }
 }
 
 /// The results in drawing order: the muted rules first, so the lesson's

@@ -1,7 +1,9 @@
 //! The plots, drawn with plotters on canvases at the screen's pixel density
 //! (`canvas.width = css width x devicePixelRatio`, fonts and strokes scaled
 //! by the same factor). Each function draws one canvas from a report and
-//! touches nothing else, so the page redraws only what changed.
+//! touches nothing else, so the page redraws only what changed; a plot
+//! with a legend returns its rows, which the page writes as a list next to
+//! the canvas (`legend::fill`), so the chart keeps the whole canvas.
 //!
 //! One file per plot family (`cdf`, `load`, `over_time`, `remap`, `sweep`)
 //! over the shared pieces (`look`, `frame`, `legend`, `axis`). They know

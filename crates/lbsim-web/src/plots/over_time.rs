@@ -12,7 +12,7 @@ use web_sys::HtmlCanvasElement;
 use crate::backend::Canvas;
 use crate::plots::axis::{themed, trim, unstretched};
 use crate::plots::frame::{fail, surface, titled, Area};
-use crate::plots::legend::{legend, legend_rows, with_legend, LegendRow};
+use crate::plots::legend::{legend_rows, LegendRow};
 use crate::plots::look::{drawing_order, Look};
 
 /// A series over time of one result, one value per bucket of
@@ -118,16 +118,16 @@ fn markers(
 /// A series over time (the longest queue on any server, the errors, the
 /// hit rate), one line per algorithm, the fleet's events marked; a rule
 /// whose line dwarfs the rest runs off the top, marked in the legend.
+/// Returns the legend's rows.
 pub fn over_time(
     canvas: &HtmlCanvasElement,
     results: &[&AlgorithmResult],
     what: OverTime,
     events: &Events,
     look: &Look,
-) -> Result<(), String> {
-    let Some(root) = surface(canvas, look) else { return Ok(()) };
-    let body = titled(&root, what.title, look)?;
-    let (plot, side, columns) = with_legend(&body, results.len() + 2, look);
+) -> Result<Vec<LegendRow>, String> {
+    let Some(root) = surface(canvas, look) else { return Ok(Vec::new()) };
+    let plot = titled(&root, what.title, look)?;
     let span = span_s(results);
     let scale = if what.share { 100.0 } else { 1.0 };
     let values = |r: &AlgorithmResult| (what.series)(r).into_iter().map(move |v| v.map(|v| v * scale));
@@ -174,8 +174,8 @@ pub fn over_time(
     }
     markers(&mut chart, &plot, events, top, 11.0, look)?;
     let off: Vec<Option<String>> = peaks.iter().map(|&p| (p > top).then(|| format!("peak {p}"))).collect();
-    legend(&side, &legend_rows(results, &off, look), columns, look)?;
-    root.present().map_err(fail)
+    root.present().map_err(fail)?;
+    Ok(legend_rows(results, &off, look))
 }
 
 /// Colours of servers in the requests plot (Okabe-Ito and Paul Tol's,
@@ -194,37 +194,26 @@ const SERVER_COLOURS: [RGBColor; 8] = [
 /// Most servers drawn one line each.
 const MAX_SERVER_LINES: usize = 32;
 
-/// The requests plot's legend height in CSS px for `servers` servers on a
-/// canvas `css_width` wide, and its columns.
-pub fn server_legend(css_width: f64, servers: usize) -> (f64, usize) {
-    let columns = ((css_width / 90.0) as usize).max(1);
-    (17.0 * servers.min(MAX_SERVER_LINES).div_ceil(columns) as f64 + 14.0, columns)
-}
-
 /// Requests sent to each server over time (per second), one panel per
-/// algorithm, one line per server, the fleet's events marked.
+/// algorithm, one line per server, the fleet's events marked. Returns the
+/// legend's rows: the servers.
 pub fn requests(
     canvas: &HtmlCanvasElement,
     results: &[&AlgorithmResult],
     events: &Events,
     cols: usize,
     look: &Look,
-) -> Result<(), String> {
-    let Some(root) = surface(canvas, look) else { return Ok(()) };
-    let Some(first) = results.first() else { return Ok(()) };
+) -> Result<Vec<LegendRow>, String> {
+    let Some(root) = surface(canvas, look) else { return Ok(Vec::new()) };
+    let Some(first) = results.first() else { return Ok(Vec::new()) };
     let body = titled(&root, "Requests sent to each server over time (per second)", look)?;
-    let n = first.servers.len();
-    let (w, _) = body.dim_in_pixel();
-    let (height, columns) = server_legend(f64::from(w) / look.scale, n);
-    let (key, body) = body.split_vertically(look.px(height));
     let rows: Vec<LegendRow> = first
         .servers
         .iter()
         .take(MAX_SERVER_LINES)
         .enumerate()
-        .map(|(i, s)| (s.name.clone(), Some(SERVER_COLOURS[i % 8]), true))
+        .map(|(i, s)| LegendRow::line(s.name.clone(), SERVER_COLOURS[i % 8], true))
         .collect();
-    legend(&key, &rows, columns, look)?;
     let per_s = |r: &AlgorithmResult, count: u32| f64::from(count) * 1000.0 / r.queue_bucket_ms.max(1e-9);
     let peak = results
         .iter()
@@ -260,5 +249,6 @@ pub fn requests(
         }
         markers(&mut chart, panel, events, top, 10.0, look)?;
     }
-    root.present().map_err(fail)
+    root.present().map_err(fail)?;
+    Ok(rows)
 }

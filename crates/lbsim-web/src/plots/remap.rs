@@ -9,7 +9,7 @@ use web_sys::HtmlCanvasElement;
 
 use crate::palette::colour;
 use crate::plots::axis::{category_label, share_label, themed, trim};
-use crate::plots::frame::{fail, surface};
+use crate::plots::frame::{fail, surface, titled};
 use crate::plots::look::Look;
 
 /// The colour of a remapping scheme: that of the algorithm built on it.
@@ -23,66 +23,79 @@ fn scheme_colour(id: &str, look: &Look) -> RGBColor {
     }
 }
 
-/// Keys moved per scheme (top) and each node's keys before and after the
-/// change, per scheme (bottom). `ideal` is the share of keys that must
-/// move (1/N of the larger pool).
+/// The height in CSS px the remapping plot needs for `schemes` schemes
+/// with its panels in `columns` columns of rows `row` px tall, on a canvas
+/// `css_width` wide (where its titles wrap).
+pub fn remapping_height(css_width: f64, schemes: usize, columns: usize, row: usize) -> usize {
+    let titles = if css_width < 520.0 { 90 } else { 60 };
+    titles + upper_height(schemes) + schemes.div_ceil(columns.max(1)) * row
+}
+
+fn upper_height(schemes: usize) -> usize {
+    28 * schemes + 44
+}
+
+/// Keys moved per scheme (bars across, the dashed line at the minimum),
+/// then each node's share of the keys before and after the change, one
+/// panel per scheme in `columns` columns. `ideal` is the share of keys
+/// that must move (1/N of the larger pool).
 pub fn remapping(
     canvas: &HtmlCanvasElement,
     reports: &[(&'static str, RemapReport)],
     ideal: f64,
     change: &str,
+    columns: usize,
     look: &Look,
 ) -> Result<(), String> {
     let Some(root) = surface(canvas, look) else { return Ok(()) };
-    let (_, h) = root.dim_in_pixel();
-    let (upper, lower) = root.split_vertically(h * 2 / 5);
     let m = reports.len();
+    let body = titled(&root, &format!("Keys moved when {change} (dashed: the minimum, 1/N)"), look)?;
+    let (upper, lower) = body.split_vertically(look.px(upper_height(m) as f64));
+    // The first scheme on top; the names beside the bars fit any width.
+    let ids: Vec<&str> = reports.iter().rev().map(|r| r.0).collect();
     let mut chart = ChartBuilder::on(&upper)
-        .caption(format!("Keys moved when {change} (dashed: the minimum, 1/N)"), look.font(15.0))
         .margin(look.px(8.0))
         .x_label_area_size(look.px(22.0))
-        .y_label_area_size(look.px(48.0))
-        .build_cartesian_2d(-0.5..(m as f64 - 0.5), 0.0..1.0)
+        .y_label_area_size(look.px(108.0))
+        .build_cartesian_2d(0.0..1.12, -0.5..(m as f64 - 0.5))
         .map_err(fail)?;
-    let ids: Vec<&str> = reports.iter().map(|r| r.0).collect();
-    let id_of = |x: &f64| category_label(&ids, *x);
+    let id_of = |y: &f64| category_label(&ids, *y);
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
-        .disable_x_mesh()
-        .x_labels(m)
-        .y_labels(5)
-        .x_label_formatter(&id_of)
-        .y_label_formatter(&|v| share_label(*v))
+        .disable_y_mesh()
+        .y_labels(m)
+        .x_labels(6)
+        .y_label_formatter(&id_of)
+        .x_label_formatter(&|v| if *v <= 1.0 { share_label(*v) } else { String::new() })
         .draw()
         .map_err(fail)?;
+    let at = |i: usize| (m - 1 - i) as f64;
+    let share = |r: &RemapReport| r.moved as f64 / r.keys.max(1) as f64;
     chart
         .draw_series(reports.iter().enumerate().map(|(i, (id, r))| {
-            let share = r.moved as f64 / r.keys.max(1) as f64;
-            Rectangle::new(
-                [(i as f64 - 0.35, 0.0), (i as f64 + 0.35, share)],
-                scheme_colour(id, look).filled(),
-            )
+            Rectangle::new([(0.0, at(i) - 0.35), (share(r), at(i) + 0.35)], scheme_colour(id, look).filled())
         }))
         .map_err(fail)?;
     chart
         .draw_series(DashedLineSeries::new(
-            [(-0.5, ideal), (m as f64 - 0.5, ideal)],
+            [(ideal, -0.5), (ideal, m as f64 - 0.5)],
             look.px(5.0),
             look.px(4.0),
             look.theme.fg.stroke_width(look.stroke(1.5)),
         ))
         .map_err(fail)?;
     for (i, (_, r)) in reports.iter().enumerate() {
-        let share = r.moved as f64 / r.keys.max(1) as f64;
-        let at = chart.backend_coord(&(i as f64, share));
+        let end = chart.backend_coord(&(share(r), at(i)));
+        let base = upper.get_base_pixel();
         upper
             .draw(&Text::new(
-                format!("{}%", trim(share * 100.0)),
-                (at.0 - upper.get_base_pixel().0, at.1 - upper.get_base_pixel().1 - look.px(3.0) as i32),
-                look.font(11.0).pos(Pos::new(HPos::Center, VPos::Bottom)),
+                format!("{}%", trim(share(r) * 100.0)),
+                (end.0 - base.0 + look.px(4.0) as i32, end.1 - base.1),
+                look.font(11.0).pos(Pos::new(HPos::Left, VPos::Center)),
             ))
             .map_err(fail)?;
     }
-    let panels = lower.split_evenly((1, m.max(1)));
+    let lower = titled(&lower, "Each node's share of the keys, before (faint) and after the change", look)?;
+    let panels = lower.split_evenly((m.div_ceil(columns.max(1)), columns.max(1)));
     for (panel, (id, r)) in panels.iter().zip(reports) {
         let mut nodes: Vec<&str> = r.before.0.iter().map(|(n, _)| n.as_str()).collect();
         for (n, _) in &r.after.0 {
@@ -98,7 +111,7 @@ pub fn remapping(
                 * 1.15;
         let count = nodes.len();
         let mut chart = ChartBuilder::on(panel)
-            .caption(format!("{id}: keys per node"), look.font(12.0))
+            .caption(*id, look.font(12.0))
             .margin(look.px(6.0))
             .x_label_area_size(look.px(if count <= 8 { 18.0 } else { 6.0 }))
             .y_label_area_size(look.px(36.0))

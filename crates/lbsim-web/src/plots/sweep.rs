@@ -9,7 +9,7 @@ use web_sys::HtmlCanvasElement;
 use crate::palette::colour;
 use crate::plots::axis::{ms_label, share_label, themed, trim};
 use crate::plots::frame::{fail, surface, titled};
-use crate::plots::legend::{legend, with_legend, LegendRow};
+use crate::plots::legend::LegendRow;
 use crate::plots::look::Look;
 
 /// What the sweep view plots for each algorithm and value.
@@ -51,21 +51,21 @@ impl Figure {
 }
 
 /// The sweep: the figure for every algorithm across the swept values
-/// (`rows[value][algorithm]`), latency on a log axis.
+/// (`rows[value][algorithm]`), latency on a log axis. Returns the legend's
+/// rows.
 pub fn sweep(
     canvas: &HtmlCanvasElement,
     range: &Sweep,
     rows: &[Vec<Headline>],
     figure: Figure,
     look: &Look,
-) -> Result<(), String> {
-    let Some(root) = surface(canvas, look) else { return Ok(()) };
-    let body = titled(&root, &format!("{} against {}", figure.words(), range.key), look)?;
+) -> Result<Vec<LegendRow>, String> {
+    let Some(root) = surface(canvas, look) else { return Ok(Vec::new()) };
+    let plot = titled(&root, &format!("{} against {}", figure.words(), range.key), look)?;
     let algorithms: Vec<AlgorithmId> = rows
         .first()
         .map(|r| r.iter().filter_map(|h| h.algorithm.parse::<AlgorithmId>().ok()).collect())
         .unwrap_or_default();
-    let (plot, side, columns) = with_legend(&body, algorithms.len(), look);
     let xs: Vec<f64> = range.values.iter().filter_map(|v| v.parse::<f64>().ok()).collect();
     let (x0, x1) = (xs.first().copied().unwrap_or(0.0), xs.last().copied().unwrap_or(1.0));
     let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
@@ -96,8 +96,9 @@ pub fn sweep(
     for (i, a) in algorithms.iter().enumerate() {
         chart.draw_series(LineSeries::new(series(i), look.line(*a, 2.0))).map_err(fail)?;
     }
-    let rows: Vec<LegendRow> =
-        algorithms.iter().map(|a| (a.id().to_string(), Some(colour(*a)), look.emphasised(*a))).collect();
-    legend(&side, &rows, columns, look)?;
-    root.present().map_err(fail)
+    root.present().map_err(fail)?;
+    Ok(algorithms
+        .iter()
+        .map(|a| LegendRow::line(a.id().to_string(), colour(*a), look.emphasised(*a)))
+        .collect())
 }
