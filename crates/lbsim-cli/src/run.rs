@@ -151,6 +151,13 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let progress = progress::bar(rules, "rules", "run".to_string(), cost::run(&scenario).is_long());
     let report = simulate(&scenario, &progress)?;
     progress.finish_and_clear();
+    let end = report.end_ms();
+    for e in scenario.events.after(end) {
+        complain(&format!(
+            "event {e} is after the run's last answer ({:.1} s): it changes nothing in this run",
+            end / 1000.0
+        ));
+    }
     let text = match args.format {
         RunFormat::Table => table(&report, preset.map(|p| p.lesson)),
         RunFormat::Json => json_line(&report)?,

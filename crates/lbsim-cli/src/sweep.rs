@@ -4,13 +4,14 @@
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 use lbsim_core::sweep::{numeric_fields, Sweep};
+use lbsim_core::url;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::flags::Sources;
 use lbsim_core::report::Headline;
 
-use crate::outcome::{complain, print, Failure};
+use crate::outcome::{bad, complain, print, Failure};
 use crate::progress;
 use crate::run::{json_line, simulate};
 
@@ -30,7 +31,7 @@ pub enum SweepFormat {
 fn param_help() -> String {
     format!(
         "The field and its range, FROM and TO included: NAME=FROM..TO:STEP, at most {MAX_VALUES} values; \
-         NAME is one of {}",
+         without it, the sweep= of the --url link; NAME is one of {}",
         numeric_fields().join(", ")
     )
 }
@@ -38,7 +39,7 @@ fn param_help() -> String {
 #[derive(Args, Debug)]
 pub struct SweepArgs {
     #[arg(long, value_name = "NAME=FROM..TO:STEP", help = param_help())]
-    pub param: String,
+    pub param: Option<String>,
     #[command(flatten)]
     pub sources: Sources,
     /// Output format
@@ -62,7 +63,13 @@ struct SweepReport {
 }
 
 pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
-    let range = Sweep::parse(&args.param, "param", MAX_VALUES)?;
+    // The flag, else the link's sweep (the page's sweep view shares it).
+    let range = match &args.param {
+        Some(param) => Sweep::parse(param, "param", MAX_VALUES)?,
+        None => args.sources.url.as_deref().and_then(|link| url::decode(link).sweep).ok_or_else(|| {
+            bad("param", "", "NAME=FROM..TO:STEP, or a link (--url) with sweep=NAME=FROM..TO:STEP")
+        })?,
+    };
     let base = args.sources.unchecked()?;
     let scenarios = range.scenarios(&base)?;
     for note in args.sources.without_effect(&base).into_iter().chain(range.without_effect(&base)) {

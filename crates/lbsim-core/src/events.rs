@@ -200,6 +200,14 @@ impl Events {
             .is_some_and(|e| e.kind == EventKind::Join)
     }
 
+    /// The events after `end_ms`, the end of a run
+    /// ([`crate::report::Report::end_ms`]: every rule's last answer): they
+    /// change nothing in it. The run's length stays as the requests make
+    /// it; the front ends mark these and say so.
+    pub fn after(&self, end_ms: f64) -> impl Iterator<Item = &Event> {
+        self.0.iter().filter(move |e| e.at_ms as f64 > end_ms)
+    }
+
     /// The events that name a server of `names`, and how many were dropped
     /// (the page drops events of servers that no longer exist).
     pub fn keep_servers(&self, names: &[String]) -> (Events, usize) {

@@ -51,9 +51,12 @@ fn number(v: f64) -> String {
 /// The range as the page shows it.
 pub fn range_text(f: &Field) -> String {
     match f.kind {
-        FieldKind::Integer if f.key == "requests" => {
-            format!("{} to {} here", number(f.min), number(MAX_INTERACTIVE_REQUESTS as f64))
-        }
+        FieldKind::Integer if f.key == "requests" => format!(
+            "{} to {} here; the CLI takes up to {}",
+            number(f.min),
+            number(MAX_INTERACTIVE_REQUESTS as f64),
+            number(f.max)
+        ),
         FieldKind::Integer | FieldKind::Real => format!("{} to {}", number(f.min), number(f.max)),
         FieldKind::NumberList => format!("one per server, each {} to {}", number(f.min), number(f.max)),
         FieldKind::NameList => "one per server, comma-separated".to_string(),

@@ -6,7 +6,7 @@
 //! Like the other controls it knows nothing of the page's state: the
 //! commit and the scenario on screen come from the wiring, as functions.
 
-use lbsim_core::events::{Event, EventKind};
+use lbsim_core::events::{Event, EventKind, Events};
 use lbsim_core::Scenario;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event as DomEvent, HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -24,6 +24,31 @@ pub fn build(wrap: &Element) {
     let _ = add.set_attribute("type", "button");
     let _ = add.set_attribute("id", "add-event");
     let _ = wrap.append_child(&add);
+    let note = element("p", "events-past");
+    let _ = note.set_attribute("id", "events-past");
+    let _ = note.set_attribute("aria-live", "polite");
+    let _ = note.set_attribute("hidden", "");
+    let _ = wrap.append_child(&note);
+}
+
+/// Marks the rows of `events` after the run's last arrival `end_ms` (the
+/// core's [`Events::after`]) and says under the rows that they change
+/// nothing; the run's length stays as its requests make it.
+pub fn mark_after(events: &Events, end_ms: f64) {
+    let late: Vec<&Event> = events.after(end_ms).collect();
+    let all = rows();
+    for (r, e) in all.iter().zip(&events.0) {
+        let past = all.len() == events.0.len() && late.contains(&e);
+        let _ = r.class_list().toggle_with_force("past-end", past);
+    }
+    let Some(note) = by_id::<HtmlElement>("events-past") else { return };
+    note.set_hidden(late.is_empty());
+    let list: Vec<String> = late.iter().map(|e| e.to_string()).collect();
+    note.set_text_content(Some(&format!(
+        "After the run's last answer ({:.1} s), so changing nothing in it: {}.",
+        end_ms / 1000.0,
+        list.join(", ")
+    )));
 }
 
 fn part(tag: &str, class: &str, label: String) -> Element {

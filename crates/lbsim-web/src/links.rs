@@ -5,6 +5,7 @@
 use std::cell::Cell;
 
 use lbsim_core::presets::{Plot, Preset};
+use lbsim_core::scenario::field_spec;
 use lbsim_core::sweep::Sweep;
 use lbsim_core::{url, Scenario};
 use wasm_bindgen::prelude::*;
@@ -41,9 +42,10 @@ pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Opt
         .collect();
     if scenario.requests > MAX_INTERACTIVE_REQUESTS {
         lines.push(format!(
-            "requests: {} is more than this page runs; capped at {} (the CLI runs it in full)",
+            "requests: {} is more than this page runs, capped at {}; allowed: {}",
             thousands(scenario.requests),
-            thousands(MAX_INTERACTIVE_REQUESTS)
+            thousands(MAX_INTERACTIVE_REQUESTS),
+            field_spec("requests").map(controls::range_text).unwrap_or_default()
         ));
         scenario.requests = MAX_INTERACTIVE_REQUESTS;
     }

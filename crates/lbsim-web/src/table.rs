@@ -107,7 +107,7 @@ const COLUMNS: &[Column] = &[
     },
     Column {
         key: "busiest-share",
-        heading: "busiest share",
+        heading: "largest share",
         value: |r| Some(r.busiest_share),
         format: percent,
         shown: None,

@@ -122,6 +122,7 @@ pub fn show_report(report: &Report, what: Redraw) {
             }
         }
     }
+    crate::events::mark_after(&report.scenario.events, report.end_ms());
     if what.loads {
         table::fill(report, with(|app| app.sort));
         realized(report);
@@ -180,8 +181,9 @@ pub fn draw_remapping(s: &Scenario, look: &Look, force: bool) {
         let (cols, row) = grid(css_width, reports.len());
         let height = remapping_height(css_width, reports.len(), cols, row);
         let _ = c.style().set_property("height", &format!("{height}px"));
-        if let Err(e) = remapping(&c, &reports, ideal, &words, cols, look) {
-            show_notice("The remapping plot could not be drawn", &[e]);
+        match remapping(&c, &reports, ideal, &words, cols, look) {
+            Ok(rows) => show_legend("remap", rows),
+            Err(e) => show_notice("The remapping plot could not be drawn", &[e]),
         }
     }
     remap_table(&reports);

@@ -3,7 +3,7 @@
 //! resizes, theme changes, pasted links and Back.
 
 use lbsim_core::presets::{preset, Preset};
-use lbsim_core::scenario::field_spec;
+use lbsim_core::scenario::{field_spec, FieldKind};
 use lbsim_core::url::changed_keys;
 use lbsim_core::{Report, Scenario, ScenarioError};
 use wasm_bindgen::JsCast;
@@ -11,7 +11,7 @@ use web_sys::{
     Element, Event, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement,
 };
 
-use crate::controls::{self, thousands, MAX_INTERACTIVE_REQUESTS};
+use crate::controls::{self, MAX_INTERACTIVE_REQUESTS};
 use crate::dom::{self, after, by_id, cancel, document, on, on_id, set_text, window};
 use crate::events;
 use crate::links::{
@@ -139,15 +139,14 @@ fn on_control(key: &str, text: &str, commit: bool) {
             next.algorithms = picked;
             Ok(())
         }
-    } else if key == "requests" && text.trim().parse::<u64>().is_ok_and(|n| n > MAX_INTERACTIVE_REQUESTS) {
-        Err(ScenarioError {
-            field: key.into(),
-            value: text.into(),
-            allowed: format!(
-                "1 to {} on this page (interactive runs); the CLI runs up to 10,000,000",
-                thousands(MAX_INTERACTIVE_REQUESTS)
-            ),
-        })
+    } else if key == "requests" {
+        // The page's range, as its hint shows it ("1e9" too is over it).
+        let allowed = field_spec(key).map(controls::range_text).unwrap_or_default();
+        if text.trim().parse::<f64>().is_ok_and(|n| n > MAX_INTERACTIVE_REQUESTS as f64) {
+            Err(ScenarioError { field: key.into(), value: text.into(), allowed })
+        } else {
+            next.set(key, text).map_err(|e| ScenarioError { allowed, ..e })
+        }
     } else {
         next.set(key, text)
     };
@@ -189,7 +188,15 @@ fn on_control(key: &str, text: &str, commit: bool) {
         }
         Err(e) => {
             let field = if field_spec(&e.field).is_some() { e.field.clone() } else { key.to_string() };
-            controls::set_error(&field, &e.to_string());
+            // A number box reads text that is no number ("abc") as empty.
+            let numeric =
+                field_spec(&field).is_some_and(|f| matches!(f.kind, FieldKind::Integer | FieldKind::Real));
+            let message = if numeric && e.value.trim().is_empty() {
+                format!("{field}: not a number; allowed: {}", e.allowed)
+            } else {
+                e.to_string()
+            };
+            controls::set_error(&field, &message);
             let last_good = with(|app| app.scenario.get(&field)).unwrap_or_default();
             controls::show_stale(&field, &last_good);
         }

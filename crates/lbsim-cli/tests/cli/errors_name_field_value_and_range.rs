@@ -145,7 +145,7 @@ fn a_field_without_effect_runs_with_a_note_in_run_and_sweep() {
     assert!(run.contains("--retries has no effect"), "{run}");
     let sweep = note(&[&["sweep", "--param", "retries=0..1:1"][..], &quick].concat());
     assert!(sweep.contains("retries has no effect"), "{sweep}");
-    let used = note(&[&["run", "--retries", "1", "--events", "5s:s1:crash"][..], &quick].concat());
+    let used = note(&[&["run", "--retries", "1", "--events", "100ms:s1:crash"][..], &quick].concat());
     assert!(used.is_empty(), "{used}");
 }
 

@@ -6,6 +6,7 @@
 mod edge_inputs_keep_their_meaning;
 mod errors_escape_control_characters;
 mod errors_name_field_value_and_range;
+mod events_after_the_run_are_noted;
 mod exit_status_follows_the_table_on_broken_streams;
 // The generators are the core's fuzz harness, shared.
 #[path = "../../../lbsim-core/tests/fuzz/mod.rs"]

@@ -64,3 +64,21 @@ fn a_single_value_sweep_is_a_run() {
     let expected: Vec<String> = run.lines().skip(1).map(|row| format!("1.4,{row}")).collect();
     assert_eq!(sweep.lines().skip(1).collect::<Vec<_>>(), expected);
 }
+
+/// A share link with the page's sweep (`sweep=`) sweeps it: the rows are
+/// those of `--param` with the same text; `--param` given wins; neither
+/// names what is missing.
+#[test]
+fn a_links_sweep_is_the_sweep_without_param() {
+    let link = "http://x/#v=1&requests=1000&algorithms=random,round-robin&sweep=servers%3D2..4%3A1";
+    let linked = stdout(&["sweep", "--url", link]);
+    let flagged = stdout(&["sweep", "--url", link, "--param", "servers=2..4:1"]);
+    assert_eq!(linked, flagged);
+    assert!(linked.starts_with("servers,algorithm,"), "{linked}");
+    assert_eq!(linked.lines().count(), 1 + 3 * 2, "{linked}");
+    let other = stdout(&["sweep", "--url", link, "--param", "zipf=1..1.2:0.2"]);
+    assert!(other.starts_with("zipf,algorithm,"), "{other}");
+    let out = crate::lbsim().args(["sweep", "--requests", "1000"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sweep=NAME=FROM..TO:STEP"));
+}

@@ -30,6 +30,15 @@ pub struct Report {
 }
 
 impl Report {
+    /// When the run is over for every rule: the latest last completion
+    /// (answer or error) of any of them, in ms. A fleet event after it
+    /// changes nothing in the run; one between the last arrival and it may
+    /// still fail requests in flight (a crash), so the last arrival is not
+    /// the end.
+    pub fn end_ms(&self) -> f64 {
+        self.results.iter().map(|r| r.makespan_ms).fold(0.0, f64::max)
+    }
+
     /// One report from parts that ran disjoint sets of algorithms over the
     /// same scenario (the page deals the rules out to its workers): common
     /// random numbers make it exactly the report of one run. The results
@@ -262,6 +271,18 @@ pub struct Realized {
     pub top10_share: f64,
     /// The heaviest keys and their shares, heaviest first.
     pub heaviest_keys: Vec<KeyShare>,
+}
+
+impl Realized {
+    /// Time of the last arrival in ms (the span the rate is taken over);
+    /// 0 for a run without one.
+    pub fn last_arrival_ms(&self) -> f64 {
+        if self.rate_per_s > 0.0 {
+            self.requests as f64 / self.rate_per_s * 1000.0
+        } else {
+            0.0
+        }
+    }
 }
 
 /// A hashing key and its share of requests.

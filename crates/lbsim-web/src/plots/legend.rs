@@ -34,7 +34,7 @@ impl LegendRow {
         LegendRow { label, colour: Some(colour), strong, dashed: false }
     }
 
-    fn note(label: String) -> LegendRow {
+    pub(super) fn note(label: String) -> LegendRow {
         LegendRow { label, colour: None, strong: true, dashed: false }
     }
 }

@@ -102,7 +102,7 @@ pub fn loads(
             ))
             .map_err(fail)?;
         let s = &r.servers[busiest];
-        let label = format!("busiest {} {:.2}", s.name, s.load);
+        let label = format!("highest load {} {:.2}", s.name, s.load);
         let at = chart.backend_coord(&(busiest as f64, s.load));
         let anchor = if busiest * 2 < n { HPos::Left } else { HPos::Right };
         panel

@@ -147,9 +147,14 @@ pub fn over_time(
         .build_cartesian_2d(0.0..span, 0.0..top)
         .map_err(fail)?;
     let y_label = |v: &f64| if what.share { format!("{}%", trim(*v)) } else { trim(*v) };
+    // Every series is per bucket: the axis says how wide one is.
+    let bucket = format!("{} ms", trim(results.first().map_or(0.0, |r| r.queue_bucket_ms)));
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
-        .x_desc("time (s)")
-        .y_desc(what.y_desc)
+        .x_desc(format!("time (s), buckets of {bucket}"))
+        .y_desc(match what.y_desc.strip_suffix(" bucket") {
+            Some(head) => format!("{head} {bucket} bucket"),
+            None => what.y_desc.to_string(),
+        })
         .y_labels(if what.share { 6 } else { 10 })
         .x_label_formatter(&|v| trim(*v))
         .y_label_formatter(&y_label)
@@ -178,18 +183,15 @@ pub fn over_time(
     Ok(legend_rows(results, &off, look))
 }
 
-/// Colours of servers in the requests plot (Okabe-Ito and Paul Tol's,
-/// readable on both themes' backgrounds), repeated past eight.
-const SERVER_COLOURS: [RGBColor; 8] = [
-    RGBColor(0x00, 0x72, 0xB2),
-    RGBColor(0xE6, 0x9F, 0x00),
-    RGBColor(0x00, 0x9E, 0x73),
-    RGBColor(0xCC, 0x79, 0xA7),
-    RGBColor(0x56, 0xB4, 0xE9),
-    RGBColor(0xD5, 0x5E, 0x00),
-    RGBColor(0xAA, 0x44, 0x99),
-    RGBColor(0x99, 0x99, 0x33),
-];
+/// Server `i` of `n` in the requests plot: shades from the theme's text
+/// colour towards its background, so no server wears a rule's colour
+/// (the panels are the rules).
+fn server_colour(look: &Look, i: usize, n: usize) -> RGBColor {
+    let t = if n > 1 { 0.7 * i as f64 / (n - 1) as f64 } else { 0.0 };
+    let (RGBColor(a, b, c), RGBColor(x, y, z)) = (look.theme.fg, look.theme.bg);
+    let mix = |from: u8, to: u8| (f64::from(from) + (f64::from(to) - f64::from(from)) * t) as u8;
+    RGBColor(mix(a, x), mix(b, y), mix(c, z))
+}
 
 /// Most servers drawn one line each.
 const MAX_SERVER_LINES: usize = 32;
@@ -207,12 +209,13 @@ pub fn requests(
     let Some(root) = surface(canvas, look) else { return Ok(Vec::new()) };
     let Some(first) = results.first() else { return Ok(Vec::new()) };
     let body = titled(&root, "Requests sent to each server over time (per second)", look)?;
+    let shown = first.servers.len().min(MAX_SERVER_LINES);
     let rows: Vec<LegendRow> = first
         .servers
         .iter()
         .take(MAX_SERVER_LINES)
         .enumerate()
-        .map(|(i, s)| LegendRow::line(s.name.clone(), SERVER_COLOURS[i % 8], true))
+        .map(|(i, s)| LegendRow::line(s.name.clone(), server_colour(look, i, shown), true))
         .collect();
     let per_s = |r: &AlgorithmResult, count: u32| f64::from(count) * 1000.0 / r.queue_bucket_ms.max(1e-9);
     let peak = results
@@ -244,7 +247,7 @@ pub fn requests(
             let step = r.queue_bucket_ms / 1000.0;
             let line =
                 s.requests_series.iter().flatten().enumerate().map(|(k, &c)| (k as f64 * step, per_s(r, c)));
-            let style = SERVER_COLOURS[j % 8].stroke_width(look.stroke(1.5));
+            let style = server_colour(look, j, shown).stroke_width(look.stroke(1.5));
             chart.draw_series(LineSeries::new(line, style)).map_err(fail)?;
         }
         markers(&mut chart, panel, events, top, 10.0, look)?;

@@ -10,6 +10,7 @@ use web_sys::HtmlCanvasElement;
 use crate::palette::colour;
 use crate::plots::axis::{category_label, share_label, themed, trim};
 use crate::plots::frame::{fail, surface, titled};
+use crate::plots::legend::LegendRow;
 use crate::plots::look::Look;
 
 /// The colour of a remapping scheme: that of the algorithm built on it.
@@ -46,8 +47,8 @@ pub fn remapping(
     change: &str,
     columns: usize,
     look: &Look,
-) -> Result<(), String> {
-    let Some(root) = surface(canvas, look) else { return Ok(()) };
+) -> Result<Vec<LegendRow>, String> {
+    let Some(root) = surface(canvas, look) else { return Ok(Vec::new()) };
     let m = reports.len();
     let body = titled(&root, &format!("Keys moved when {change} (dashed: the minimum, 1/N)"), look)?;
     let (upper, lower) = body.split_vertically(look.px(upper_height(m) as f64));
@@ -137,5 +138,12 @@ pub fn remapping(
             }))
             .map_err(fail)?;
     }
-    root.present().map_err(fail)
+    root.present().map_err(fail)?;
+    // The bars of each panel: light before the change, dark after; the
+    // keys are the core's sample of session keys (`Remap::default`).
+    Ok(vec![
+        LegendRow::line("before (light)".into(), look.theme.fg, false),
+        LegendRow::line("after (dark)".into(), look.theme.fg, true),
+        LegendRow::note("keys: session:0 to session:999".into()),
+    ])
 }

@@ -45,7 +45,7 @@ impl Figure {
         match self {
             Figure::QuickP99 => "quick-request p99 (ms)",
             Figure::P99 => "p99 (ms)",
-            Figure::BusiestShare => "busiest server's share",
+            Figure::BusiestShare => "largest share of requests",
         }
     }
 }
