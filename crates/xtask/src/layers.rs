@@ -335,8 +335,7 @@ impl Walker<'_> {
         if first == "crate" || first == "self" {
             rest = &segments[1..];
         }
-        while let Some(s) = rest.first().filter(|s| *s == "super") {
-            let _ = s;
+        while rest.first().is_some_and(|s| s == "super") {
             path.pop();
             rest = &rest[1..];
         }
