@@ -7,6 +7,7 @@
 // says so.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { useBrowser, open, ready, nativeReport, tableValues, expectedTable } from "./support/harness.mjs";
 
 const env = useBrowser();
@@ -115,7 +116,7 @@ test("one word per meaning: 'highest load' in the loads plot, 'largest share' in
   const headings = await page.$$eval("#results thead th", (ths) => ths.map((t) => t.textContent));
   assert.ok(headings.some((h) => h.startsWith("largest share")), headings.join(" | "));
   assert.ok(!headings.some((h) => /busiest/.test(h)));
-  assert.equal(await page.locator("#sweep-figure option[value=busiest-share], select option[value=busiest-share]").first().textContent(), "largest share");
+  assert.equal(await page.locator("#sweep-figure option[value=largest-share]").textContent(), "largest share");
   const glossary = await (await fetch(env.server.base + "glossary.html")).text();
   assert.match(glossary, /<dt>largest share<\/dt>/);
   assert.match(glossary, /<dt>highest load<\/dt>/);
@@ -164,6 +165,74 @@ test("the remap panel's bars have a before/after legend and its keys are explain
   const canvas = await page.locator("#remap").boundingBox();
   const legend = await page.locator("#remap-legend").boundingBox();
   assert.ok(legend.y >= canvas.y + canvas.height - 1 || legend.x >= canvas.x + canvas.width - 1, "beside or under the canvas");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+/** The sweep's CSV as rows of { value, algorithm, figure }. */
+function sweepRows(csv, column) {
+  const [header, ...lines] = csv.trim().split("\n").map((l) => l.split(","));
+  const at = header.indexOf(column);
+  return lines.map((l) => ({ value: l[0], algorithm: l[1], figure: Number(l[at]) }));
+}
+
+test("the sweep shows nothing until it has run, keeps its figure in the link, clamps a rule off the scale and offers a log axis", { skip: !process.env.LBSIM_CLI && "needs LBSIM_CLI" }, async () => {
+  const { page, context, errors } = await open(env.browser);
+  await recordCanvasText(page);
+  await page.goto(env.server.base + "#v=1&preset=mixed&requests=3000");
+  await ready(page);
+  await page.click("#sweep-panel summary");
+  // Before a run: the form, and no empty frame, command or downloads.
+  for (const hidden of ["#sweep", "#sweep-cli", "#sweep-csv", "#sweep-figure", "[data-png=sweep]"]) {
+    assert.equal(await page.locator(hidden).isVisible(), false, `${hidden} before the first sweep`);
+  }
+  await page.click("#sweep-run");
+  await page.waitForFunction(() => document.body.dataset.sweep === "ready", null, { timeout: 60000 });
+  assert.equal(await page.locator("#sweep").isVisible(), true);
+  // Mixed work: quick requests' p99 by default. One rule more than three
+  // times the next (the clamp the other plots use) runs off the top and
+  // is named in the legend with its largest value.
+  assert.equal(await page.inputValue("#sweep-figure"), "quick-p99");
+  const csv = execFileSync(process.env.LBSIM_CLI,
+    ["sweep", "--url", env.server.base + "#v=1&preset=mixed&requests=3000", "--param", "load=0.3..0.95:0.05", "--format", "csv"]).toString();
+  const peaks = new Map();
+  for (const r of sweepRows(csv, "quick_p99_ms")) peaks.set(r.algorithm, Math.max(peaks.get(r.algorithm) ?? 0, r.figure));
+  const sorted = [...peaks.entries()].sort((a, b) => b[1] - a[1]);
+  const off = sorted[0][1] > 3 * sorted[1][1] ? [sorted[0][0]] : [];
+  const notes = await page.locator("#sweep-legend li.note").allInnerTexts();
+  assert.deepEqual(notes.map((n) => n.match(/off scale: (\S+)/)[1]), off, notes.join(" | "));
+  // The figure goes in the link, and the link brings it back.
+  await page.selectOption("#sweep-figure", "p99");
+  await page.waitForFunction(() => location.hash.includes("sweep-figure=p99"));
+  const link = await page.evaluate(() => location.href);
+  // A log axis for latencies, labelled by decades.
+  await page.check("#sweep-log");
+  await page.waitForFunction(() => (window.__drawn.sweep ?? []).some((t) => /against load, log scale$/.test(t)));
+  const page2 = await context.newPage();
+  await page2.goto(link);
+  await ready(page2);
+  assert.equal(await page2.inputValue("#sweep-figure"), "p99");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a plot over time says so when it has nothing to show, and names an event after the run's end at its edge", async () => {
+  const { page, context, errors } = await open(env.browser);
+  await recordCanvasText(page);
+  // A slow server answers, slowly: no errors. The recovery at 60 s comes
+  // after the run's last answer.
+  await page.goto(env.server.base + "#v=1&requests=20000&algorithms=round-robin,least-connections&events=5s:s3:slow=0.25,60s:s3:recover");
+  await ready(page);
+  const errorsText = await drawn(page, "errors");
+  assert.ok(errorsText.includes("no errors in this run"), errorsText.join(" | "));
+  const queues = await drawn(page, "queues");
+  assert.ok(queues.includes("s3 slow=0.25"), queues.join(" | "));
+  assert.ok(queues.includes("s3 recover at 60 s \u2192"), queues.join(" | "));
+  // With errors, no such words.
+  await page.evaluate(() => { window.__drawn = {}; });
+  await page.goto(env.server.base + "#v=1&requests=20000&algorithms=round-robin,least-connections&events=5s:s3:fail");
+  await ready(page);
+  assert.ok(!(await drawn(page, "errors")).includes("no errors in this run"));
   assert.deepEqual(errors, []);
   await context.close();
 });

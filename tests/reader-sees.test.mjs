@@ -74,11 +74,13 @@ const COLUMNS = {
   "hit-rate": [(r) => r.hit_rate, percent],
 };
 
-/** The columns a report shows: the fleet's only with errors or retries,
- * the hit rate only with caches. */
+/** The columns a report shows: quick requests' p99 only with quick
+ * requests (bimodal work), the fleet's only with errors or retries, the
+ * hit rate only with caches. */
 function columnsOf(report) {
   const some = (f) => report.results.some(f);
   return Object.keys(COLUMNS).filter((key) =>
+    (key !== "quick-p99" || some((r) => r.latency_ms.quick)) &&
     (key !== "errors" && key !== "error-share" || some((r) => r.errors > 0)) &&
     (key !== "retries" || some((r) => r.retries > 0)) &&
     (key !== "hit-rate" || some((r) => r.hit_rate !== undefined && r.hit_rate !== null)));
@@ -102,7 +104,7 @@ function expectedSeen(report) {
   const rows = report.results.map((r) => [r.algorithm, heads.map((key) => {
     const [value, write] = COLUMNS[key];
     const v = value(r);
-    return v === undefined || v === null ? "n/a" : write(v);
+    return v === undefined || v === null ? "-" : write(v);
   })]);
   return { heads, rows };
 }
@@ -114,8 +116,9 @@ async function load(page, hash) {
 
 test("the table's visible text is lbsim run --url's numbers, rounded by the table's rule", { skip: !process.env.LBSIM_CLI && "needs LBSIM_CLI" }, async () => {
   const { page, context, errors } = await open(env.browser);
-  // The default page, a fleet with errors and retries, caches.
-  for (const hash of ["#v=1", "#v=1&events=20s:s3:fail&count-5xx=1&retries=1", "#v=1&cache-keys=300"]) {
+  // The default page, a fleet with errors and retries, caches, constant
+  // work (no quick requests: no quick p99 column).
+  for (const hash of ["#v=1", "#v=1&events=20s:s3:fail&count-5xx=1&retries=1", "#v=1&cache-keys=300", "#v=1&work=constant"]) {
     await load(page, hash);
     const cli = cliReport(env.server.base + hash);
     const seen = await seenTable(page);

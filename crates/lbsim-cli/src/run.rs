@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 use lbsim_core::cost;
 use lbsim_core::scenario::WorkKind;
-use lbsim_core::{url, Prepared, Report, Scenario, ScenarioError};
+use lbsim_core::{url, AlgorithmId, Prepared, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -51,33 +51,71 @@ pub struct UrlArgs {
     pub embed: bool,
 }
 
+/// Bytes a run (or a sweep) may hold at once: rules run side by side only
+/// while their memory ([`cost::memory`]) fits, so the peak is known before
+/// the run starts and does not grow with the machine's cores.
+pub const MEMORY_BUDGET: u64 = 1 << 30;
+
+/// Runs `work` on `threads` threads, once a reservation of `peak` bytes
+/// (the run's known peak) has been made and let go: a machine that cannot
+/// give that much refuses the run with exit status 2 and the size, instead
+/// of aborting midway (stable Rust has no allocation-error hook).
+pub fn within_memory<T: Send>(
+    scenario: &Scenario,
+    threads: u64,
+    peak: u64,
+    work: impl FnOnce() -> T + Send,
+) -> Result<T, Failure> {
+    let megabytes = peak.div_ceil(1 << 20);
+    let refused = || {
+        Failure::Input(format!(
+            "requests: {} need about {megabytes} MB at once ({} at a time), more than this machine gives; \
+             allowed: fewer requests (or servers, users, cache keys), or more memory",
+            scenario.requests,
+            if threads == 1 { "one rule".to_string() } else { format!("{threads} rules or values") }
+        ))
+    };
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(usize::try_from(peak).map_err(|_| refused())?).map_err(|_| refused())?;
+    drop(probe);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads as usize)
+        .build()
+        .map_err(|e| Failure::Input(format!("threads: {e}")))?;
+    Ok(pool.install(work))
+}
+
+/// Arrivals a rule takes between two moves of the progress bar.
+const PROGRESS_SLICE: u64 = 1 << 16;
+
 /// Runs a scenario as `engine::run` does, with its algorithms spread over
 /// the cores: one workload, drawn once and shared. Common random numbers
-/// make the report identical to a sequential run.
+/// make the report identical to a sequential run. The progress bar counts
+/// requests through rules, so one long rule moves it too.
 pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, ScenarioError> {
     let prepared = Prepared::new(scenario)?;
     let results = prepared
         .scenario()
         .algorithms
         .par_iter()
-        .map(|&a| {
-            let result = prepared.run_one(a);
-            progress.inc(1);
-            result
-        })
+        .map(|&a| prepared.run_one_in_slices(a, PROGRESS_SLICE, &mut |took| progress.inc(took)))
         .collect();
     Ok(prepared.report(results))
 }
 
 /// The results table: the article's columns, then the realized figures.
-/// A run with errors gains an errors column (and a retries column when it
-/// retried); one with caches a hit rate column.
+/// Quick requests' p99 shows only where there are quick requests (bimodal
+/// work); a run with errors gains an errors column (and a retries column
+/// when it retried); one with caches a hit rate column. An empty figure
+/// is "-".
 fn table(report: &Report, lesson: Option<&str>) -> String {
     let (errors, retries, caches) = (report.has_errors(), report.has_retries(), report.has_caches());
-    let mut out = format!(
-        "{:<18} {:>13} {:>13} {:>10} {:>8} {:>9}",
-        "algorithm", "quick p99 ms", "p99 ms", "peak queue", "busiest", "imbalance"
-    );
+    let quick = report.results.iter().any(|r| r.latency_ms.quick.is_some());
+    let mut out = format!("{:<18}", "algorithm");
+    if quick {
+        out += &format!(" {:>13}", "quick p99 ms");
+    }
+    out += &format!(" {:>13} {:>10} {:>13} {:>9}", "p99 ms", "peak queue", "largest share", "imbalance");
     if errors {
         out += &format!(" {:>15}", "errors");
     }
@@ -89,11 +127,13 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
     }
     out.push('\n');
     for r in &report.results {
-        let quick = r.latency_ms.quick.map_or_else(|| "-".to_string(), |q| format!("{:.1}", q.p99));
+        out += &format!("{:<18}", r.algorithm.id());
+        if quick {
+            let cell = r.latency_ms.quick.map_or_else(|| "-".to_string(), |q| format!("{:.1}", q.p99));
+            out += &format!(" {cell:>13}");
+        }
         out += &format!(
-            "{:<18} {:>13} {:>13.1} {:>10} {:>7.1}% {:>9.2}",
-            r.algorithm.id(),
-            quick,
+            " {:>13.1} {:>10} {:>12.1}% {:>9.2}",
             r.latency_ms.all.p99,
             r.peak_queue,
             r.busiest_share * 100.0,
@@ -107,7 +147,8 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
             out += &format!(" {:>8}", r.retries.unwrap_or(0));
         }
         if caches {
-            out += &format!(" {:>7.1}%", r.hit_rate.unwrap_or(0.0) * 100.0);
+            let cell = r.hit_rate.flatten().map_or_else(|| "-".to_string(), |h| format!("{:.1}%", h * 100.0));
+            out += &format!(" {cell:>8}");
         }
         out.push('\n');
     }
@@ -147,9 +188,12 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     for note in args.sources.without_effect(&scenario) {
         complain(&note);
     }
-    let rules = scenario.algorithms.len() as u64;
-    let progress = progress::bar(rules, "rules", "run".to_string(), cost::run(&scenario).is_long());
-    let report = simulate(&scenario, &progress)?;
+    let rules = AlgorithmId::ALL.iter().filter(|a| scenario.algorithms.contains(a)).count() as u64;
+    let picks = scenario.requests * rules;
+    let progress = progress::bar(picks, "requests", "run".to_string(), cost::run(&scenario).is_long());
+    let memory = cost::memory(&scenario);
+    let at_once = memory.rules_within(MEMORY_BUDGET, rules.min(rayon::current_num_threads() as u64));
+    let report = within_memory(&scenario, at_once, memory.peak(at_once), || simulate(&scenario, &progress))??;
     progress.finish_and_clear();
     let end = report.end_ms();
     for e in scenario.events.after(end) {
@@ -185,8 +229,8 @@ pub fn url(args: &UrlArgs) -> Result<(), Failure> {
 
 #[cfg(test)]
 mod tests {
+    use lbsim_core::engine;
     use lbsim_core::presets::PRESETS;
-    use lbsim_core::{engine, AlgorithmId};
 
     use super::*;
 

@@ -4,7 +4,7 @@
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 use lbsim_core::sweep::{numeric_fields, Sweep};
-use lbsim_core::url;
+use lbsim_core::{cost, url};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -13,7 +13,7 @@ use lbsim_core::report::Headline;
 
 use crate::outcome::{bad, complain, print, Failure};
 use crate::progress;
-use crate::run::{json_line, simulate};
+use crate::run::{json_line, simulate, within_memory, MEMORY_BUDGET};
 
 /// Most values one sweep runs.
 const MAX_VALUES: usize = 1000;
@@ -77,18 +77,25 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
     }
     let progress = progress::bar(scenarios.len() as u64, "values", format!("sweep {}", range.key), true);
     // Values and, within each, algorithms run in parallel; rayon shares the
-    // cores among them. Each report shrinks to its rows as soon as it is
-    // made, so memory holds the rows and the reports still running (a few
-    // per core), however many values the sweep has.
-    let summaries: Vec<Vec<Headline>> = scenarios
-        .par_iter()
-        .map(|scenario| {
-            let rows = simulate(scenario, &ProgressBar::hidden())
-                .map(|report| report.results.iter().map(Headline::from).collect());
-            progress.inc(1);
-            rows
-        })
-        .collect::<Result<_, _>>()?;
+    // threads among them. Each report shrinks to its rows as soon as it is
+    // made, so memory holds the rows and, per thread, at most one value's
+    // workload and one rule in flight: as many threads as the largest
+    // value's share and rule fit in the budget.
+    let largest = scenarios.iter().map(|s| cost::memory(s).peak(1)).max().unwrap_or(0);
+    let threads = (MEMORY_BUDGET / largest.max(1)).clamp(1, rayon::current_num_threads() as u64);
+    let widest = scenarios.iter().max_by_key(|s| cost::memory(s).peak(1)).unwrap_or(&base);
+    let summaries: Vec<Vec<Headline>> =
+        within_memory(widest, threads, largest.saturating_mul(threads), || {
+            scenarios
+                .par_iter()
+                .map(|scenario| {
+                    let rows = simulate(scenario, &ProgressBar::hidden())
+                        .map(|report| report.results.iter().map(Headline::from).collect());
+                    progress.inc(1);
+                    rows
+                })
+                .collect::<Result<_, _>>()
+        })??;
     progress.finish_and_clear();
     let text = match args.format {
         SweepFormat::Json => {

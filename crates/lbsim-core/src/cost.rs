@@ -47,6 +47,8 @@ mod price {
     pub const RING_LOOKUP: f64 = 130.0;
     /// One probe of Maglev's table population.
     pub const MAGLEV_PROBE: f64 = 7.0;
+    /// One health probe taken by the fleet's loop.
+    pub const PROBE: f64 = 25.0;
     /// One cell of the report's per-server series, or of the user table.
     pub const CELL: f64 = 10.0;
 }
@@ -75,6 +77,8 @@ pub struct Work {
     pub ring_lookups: u64,
     /// Probes of Maglev's table population (every table of the run).
     pub maglev_probes: u64,
+    /// Health probes the fleet's loop takes one at a time (every rule).
+    pub probes: u64,
     /// Report cells (queue series per server and rule) and user-table entries.
     pub cells: u64,
 }
@@ -90,6 +94,7 @@ impl Add for Work {
             ring_points: self.ring_points + o.ring_points,
             ring_lookups: self.ring_lookups + o.ring_lookups,
             maglev_probes: self.maglev_probes + o.maglev_probes,
+            probes: self.probes + o.probes,
             cells: self.cells + o.cells,
         }
     }
@@ -106,6 +111,7 @@ impl Work {
             (self.ring_points, price::RING_POINT),
             (self.ring_lookups, price::RING_LOOKUP),
             (self.maglev_probes, price::MAGLEV_PROBE),
+            (self.probes, price::PROBE),
             (self.cells, price::CELL),
         ];
         priced.iter().map(|&(count, ns)| count as f64 * ns).sum::<f64>() / 1e9
@@ -159,6 +165,7 @@ pub fn run(scenario: &Scenario) -> Work {
     if fleet {
         // The fleet's loop costs up to half as much again per request.
         work.picks += work.picks / 2;
+        work.probes = probes(scenario) as u64 * rules;
     }
     for &rule in &scenario.algorithms {
         match rule {
@@ -180,6 +187,106 @@ pub fn run(scenario: &Scenario) -> Work {
         }
     }
     work
+}
+
+/// The steps the fleet's event loop takes for one rule, as
+/// [`crate::engine::Prepared::fleet_steps`] counts them: the requests'
+/// arrivals and ends, and the health probes it takes one at a time.
+pub fn steps(scenario: &Scenario) -> u64 {
+    (things(scenario) + probes(scenario)) as u64
+}
+
+/// Arrivals and ends: an end is a step of its own for the rules that
+/// read completions, and part of the arrival's for the others, so one and
+/// a half a request, within a third of either.
+fn things(scenario: &Scenario) -> f64 {
+    1.5 * scenario.requests as f64
+}
+
+/// Health probes one rule's run takes one at a time. A probe is taken
+/// whenever something (an arrival, an end) comes within a check interval
+/// `c` of it; a longer quiet gap is passed over in one step. With `P`
+/// probes in all over the run (a round over the N servers every interval)
+/// and the `T` arrivals and ends leaving gaps about exponential of mean
+/// `m`, a gap `X` costs `X N / c` probes when `X < c` and one step
+/// otherwise: in all `P (1 - (1 + c/m) e^(-c/m)) + T e^(-c/m)`.
+fn probes(scenario: &Scenario) -> f64 {
+    let rate = scenario.rate_per_s();
+    if scenario.check_ms == 0 || !rate.is_finite() || rate <= 0.0 {
+        return 0.0;
+    }
+    let horizon_ms = scenario.requests as f64 / rate * 1000.0;
+    let c = f64::from(scenario.check_ms);
+    let every = horizon_ms / c * f64::from(scenario.servers);
+    let things = things(scenario);
+    let m = horizon_ms / things;
+    if !m.is_finite() || m <= 0.0 {
+        return 0.0;
+    }
+    let quiet = libm::exp(-c / m);
+    every * (1.0 - (1.0 + c / m) * quiet) + things * quiet
+}
+
+/// What a run holds in memory, per request, as measured (maximum resident
+/// set, `/usr/bin/time -v`, 4,000,000 requests over 256 servers and
+/// 1,000,000 users, four rules at one and at four threads): what every
+/// rule shares (the drawn workload, the users' counts, the finished
+/// results) and what one rule in flight adds (its latencies and, through
+/// the fleet's loop, its attempts and answers).
+mod bytes {
+    pub const SHARED_STATIC: u64 = 44;
+    pub const SHARED_FLEET: u64 = 54;
+    pub const RULE_STATIC: u64 = 6;
+    pub const RULE_FLEET: u64 = 30;
+    pub const USER: u64 = 8;
+    /// A cached key on one server (the LRU's entry and its index).
+    pub const CACHED_KEY: u64 = 40;
+    /// A user's open connection (layer 4).
+    pub const CONNECTION: u64 = 16;
+    /// The program itself and its threads' stacks.
+    pub const BASE: u64 = 8 << 20;
+}
+
+/// A run's memory: what its rules share and what each rule in flight adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// Bytes held whatever runs (the workload, the program).
+    pub shared: u64,
+    /// Bytes one rule in flight adds.
+    pub per_rule: u64,
+}
+
+impl Memory {
+    /// Bytes at the peak with `rules_at_once` rules in flight.
+    pub fn peak(&self, rules_at_once: u64) -> u64 {
+        self.shared.saturating_add(self.per_rule.saturating_mul(rules_at_once))
+    }
+
+    /// How many rules may run at once, at most `most`, within `budget`
+    /// bytes; at least one (a run that needs more than the budget alone
+    /// runs one rule at a time).
+    pub fn rules_within(&self, budget: u64, most: u64) -> u64 {
+        let room = budget.saturating_sub(self.shared) / self.per_rule.max(1);
+        room.clamp(1, most.max(1))
+    }
+}
+
+/// The memory of running `scenario`, known before it starts.
+pub fn memory(scenario: &Scenario) -> Memory {
+    let requests = scenario.requests;
+    let fleet = scenario.uses_event_loop();
+    let (shared, rule) = if fleet {
+        (bytes::SHARED_FLEET, bytes::RULE_FLEET)
+    } else {
+        (bytes::SHARED_STATIC, bytes::RULE_STATIC)
+    };
+    let cached = (u64::from(scenario.cache_keys) * u64::from(scenario.servers)).min(requests);
+    let connections =
+        if scenario.layer == crate::scenario::Layer::L4 { u64::from(scenario.users) } else { 0 };
+    Memory {
+        shared: bytes::BASE + shared * requests + bytes::USER * u64::from(scenario.users),
+        per_rule: rule * requests + bytes::CACHED_KEY * cached + bytes::CONNECTION * connections,
+    }
 }
 
 /// The work of one remapping experiment: every key before and after the

@@ -332,11 +332,38 @@ impl Prepared {
         running.fleet.map(|f| f.attempts()).unwrap_or_default()
     }
 
+    /// The steps the fleet's event loop takes to run one algorithm (each
+    /// arrival, end, event, probe, timer and retry; a stretch of probes
+    /// passed over at once counts as one), which `cost::steps` estimates.
+    pub fn fleet_steps(&self, algorithm: AlgorithmId) -> u64 {
+        let mut running = self.start_fleet(algorithm, false);
+        running.advance(&self.workload, u64::MAX);
+        running.fleet.map_or(0, |f| f.steps)
+    }
+
     /// Runs one algorithm over the workload, start to finish.
     pub fn run_one(&self, algorithm: AlgorithmId) -> AlgorithmResult {
+        self.run_one_in_slices(algorithm, u64::MAX, &mut |_| {})
+    }
+
+    /// Runs one algorithm as [`Prepared::run_one`] does, `slice` arrivals
+    /// at a time, telling `took` how many after each slice (a progress
+    /// bar). The same result, whatever the slice.
+    pub fn run_one_in_slices(
+        &self,
+        algorithm: AlgorithmId,
+        slice: u64,
+        took: &mut dyn FnMut(u64),
+    ) -> AlgorithmResult {
         let mut run = self.start(algorithm);
-        run.advance(&self.workload, u64::MAX);
-        run.finish(&self.scenario, &self.workload)
+        loop {
+            let before = run.run.next;
+            let done = run.advance(&self.workload, slice.max(1));
+            took((run.run.next - before) as u64);
+            if done {
+                return run.finish(&self.scenario, &self.workload);
+            }
+        }
     }
 
     /// The report of the given results (in any order; they are put in

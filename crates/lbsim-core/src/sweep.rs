@@ -18,6 +18,79 @@ pub struct Sweep {
     pub values: Vec<String>,
     /// The range as given, `load=0.1..0.9:0.1`.
     pub spec: String,
+    /// The figure the page plots, when the reader chose one (the link's
+    /// `sweep-figure=`); `None`: [`Figure::default_for`] the scenario.
+    pub figure: Option<Figure>,
+}
+
+/// What the page's sweep view plots for each rule across the values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// p99 of quick requests (bimodal work), ms.
+    QuickP99,
+    /// p99 of all requests, ms.
+    P99,
+    /// The largest share of requests one server took.
+    LargestShare,
+}
+
+impl Figure {
+    /// Every figure, in the menu's order.
+    pub const ALL: [Figure; 3] = [Figure::QuickP99, Figure::P99, Figure::LargestShare];
+
+    /// The figure's name in links and the menu.
+    pub fn id(self) -> &'static str {
+        match self {
+            Figure::QuickP99 => "quick-p99",
+            Figure::P99 => "p99",
+            Figure::LargestShare => "largest-share",
+        }
+    }
+
+    /// Reads a figure's name; `busiest-share` is the old name of
+    /// `largest-share`.
+    pub fn parse(text: &str) -> Result<Figure, ScenarioError> {
+        let text = if text == "busiest-share" { "largest-share" } else { text };
+        Figure::ALL.into_iter().find(|f| f.id() == text).ok_or_else(|| ScenarioError {
+            field: "sweep-figure".to_string(),
+            value: text.to_string(),
+            allowed: "quick-p99, p99, largest-share".to_string(),
+        })
+    }
+
+    /// The figure shown when the reader chose none: quick requests' p99
+    /// where there are quick requests (bimodal work), p99 otherwise.
+    pub fn default_for(scenario: &Scenario) -> Figure {
+        if scenario.work == crate::scenario::WorkKind::Bimodal {
+            Figure::QuickP99
+        } else {
+            Figure::P99
+        }
+    }
+
+    /// The figure of one rule's headline; `None` where it has no meaning
+    /// (quick requests' p99 without quick requests).
+    pub fn of(self, h: &Headline) -> Option<f64> {
+        match self {
+            Figure::QuickP99 => h.quick_p99_ms,
+            Figure::P99 => Some(h.p99_ms),
+            Figure::LargestShare => Some(h.busiest_share),
+        }
+    }
+
+    /// Whether the figure is a latency (ms) rather than a share.
+    pub fn is_latency(self) -> bool {
+        self != Figure::LargestShare
+    }
+
+    /// The figure in words, for the plot's axis.
+    pub fn words(self) -> &'static str {
+        match self {
+            Figure::QuickP99 => "quick-request p99 (ms)",
+            Figure::P99 => "p99 (ms)",
+            Figure::LargestShare => "largest share of requests",
+        }
+    }
 }
 
 /// The numeric fields a sweep can take.
@@ -195,7 +268,7 @@ impl Sweep {
                 format!("a step a double can resolve ({} and {} are the same number)", pair[0], pair[1]);
             return Err(bad(step, &allowed));
         }
-        Ok(Sweep { key: field.key, values, spec: spec.to_string() })
+        Ok(Sweep { key: field.key, values, spec: spec.to_string(), figure: None })
     }
 
     /// The scenario of each value: `base` with the field set, each checked

@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 
 use crate::presets::{preset, Plot, Preset, PRESETS};
 use crate::scenario::{field_spec, Scenario, ScenarioError, FIELDS};
-use crate::sweep::Sweep;
+use crate::sweep::{Figure, Sweep};
 
 /// The fragment format version.
 pub const VERSION: &str = "1";
@@ -35,6 +35,10 @@ pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, sweep: Option<&Sw
     if let Some(sweep) = sweep {
         out.push_str("&sweep=");
         out.push_str(&sweep.spec);
+        if let Some(figure) = sweep.figure {
+            out.push_str("&sweep-figure=");
+            out.push_str(figure.id());
+        }
     }
     out
 }
@@ -165,6 +169,10 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
         // (`Decoded::sweep`); a run ignores it once it parses.
         return Sweep::parse(&value, "sweep", MAX_LINK_SWEEP_VALUES).map(|_| ());
     }
+    if key == "sweep-figure" {
+        // The sweep view's figure: a run ignores it once it parses.
+        return Figure::parse(&value).map(|_| ());
+    }
     scenario.set(&key, &value)
 }
 
@@ -195,7 +203,8 @@ pub fn decode(link: &str) -> Decoded {
     let mut scenario = preset.map_or_else(Scenario::default, Preset::scenario);
     // The table's keys the link set, in the order they last applied.
     let mut applied: Vec<&'static str> = Vec::new();
-    let mut sweep = None;
+    let mut sweep: Option<Sweep> = None;
+    let mut figure = None;
     for (key, value, again) in pairs(link) {
         if again {
             problems.push(repeated(key.clone(), value.clone()));
@@ -203,6 +212,10 @@ pub fn decode(link: &str) -> Decoded {
         if key == "sweep" {
             // Parsed once, here; the later of repeated ones applies.
             sweep = Sweep::parse(&value, "sweep", MAX_LINK_SWEEP_VALUES).map_err(|e| problems.push(e)).ok();
+            continue;
+        }
+        if key == "sweep-figure" {
+            figure = Figure::parse(&value).map_err(|e| problems.push(e)).ok();
             continue;
         }
         match apply_pair(&mut scenario, key.clone(), value) {
@@ -243,6 +256,9 @@ pub fn decode(link: &str) -> Decoded {
     if let Err(e) = scenario.validate() {
         scenario = defaults;
         problems.push(e);
+    }
+    if let Some(sweep) = sweep.as_mut() {
+        sweep.figure = figure;
     }
     Decoded { scenario, problems, preset, sweep }
 }
@@ -379,6 +395,27 @@ mod tests {
         let bad = decode("#v=1&sweep=colour=1..2:1");
         assert_eq!(bad.problems[0].field, "sweep");
         assert!(bad.sweep.is_none());
+    }
+
+    #[test]
+    fn the_sweeps_figure_rides_with_it_before_or_after() {
+        let link = "v=1&sweep=load=0.5..0.9:0.2&sweep-figure=largest-share";
+        let d = decode(&alloc::format!("#{link}"));
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        let sweep = d.sweep.expect("a sweep");
+        assert_eq!(sweep.figure, Some(Figure::LargestShare));
+        assert_eq!(encode_link(&d.scenario, None, Some(&sweep)), link);
+        let before = decode("#v=1&sweep-figure=p99&sweep=load=0.5..0.9:0.2");
+        assert_eq!(before.sweep.and_then(|s| s.figure), Some(Figure::P99));
+        let old = decode("#v=1&sweep=load=0.5..0.9:0.2&sweep-figure=busiest-share");
+        assert_eq!(old.sweep.and_then(|s| s.figure), Some(Figure::LargestShare));
+        let bad = decode("#v=1&sweep=load=0.5..0.9:0.2&sweep-figure=mean");
+        assert_eq!(
+            (bad.problems[0].field.as_str(), bad.problems[0].value.as_str()),
+            ("sweep-figure", "mean")
+        );
+        let mut s = Scenario::default();
+        apply_strict(&mut s, link).expect("a run ignores the figure");
     }
 
     #[test]

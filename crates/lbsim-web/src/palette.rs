@@ -27,6 +27,9 @@ pub struct Theme {
     pub grid: RGBColor,
     /// The saturation line (load 1) on the load panels.
     pub saturated: RGBColor,
+    /// Opacity of the lines the lesson is not about: on a dark background
+    /// the same opacity looks fainter, so it is higher there.
+    pub muted: f64,
 }
 
 impl Theme {
@@ -38,6 +41,7 @@ impl Theme {
                 bg: RGBColor(0x18, 0x1A, 0x1F),
                 grid: RGBColor(0x3A, 0x3D, 0x45),
                 saturated: RGBColor(0xFF, 0x8A, 0x80),
+                muted: 0.55,
             }
         } else {
             Theme {
@@ -45,6 +49,7 @@ impl Theme {
                 bg: RGBColor(0xFF, 0xFF, 0xFF),
                 grid: RGBColor(0xE2, 0xE2, 0xE6),
                 saturated: RGBColor(0xB3, 0x26, 0x1E),
+                muted: 0.45,
             }
         }
     }

@@ -5,14 +5,14 @@
 //! page's numbers and CSV are the CLI's for the same link.
 
 use lbsim_core::report::Headline;
-use lbsim_core::sweep::Sweep;
+use lbsim_core::sweep::{Figure, Sweep};
 use lbsim_core::url::MAX_LINK_SWEEP_VALUES;
 use lbsim_core::Report;
 use web_sys::{HtmlDetailsElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement};
 
 use crate::dom::{self, by_id, on_id, set_body_data, set_text};
 use crate::links::{schedule_url, share_url_without_sweep};
-use crate::plots::sweep::{sweep as plot, Figure};
+use crate::plots::sweep::sweep as plot;
 use crate::pool::{dispatch, expected_seconds, main_run_going};
 use crate::state::{look, with, Purpose, SweepRun};
 use crate::view::show_legend;
@@ -55,6 +55,9 @@ fn form_spec() -> String {
 
 /// Puts a range into the form (from a link).
 fn fill_form(sweep: &Sweep) {
+    if let (Some(s), Some(f)) = (by_id::<HtmlSelectElement>("sweep-figure"), sweep.figure) {
+        s.set_value(f.id());
+    }
     if let Some(s) = by_id::<HtmlSelectElement>("sweep-param") {
         s.set_value(sweep.key);
     }
@@ -102,10 +105,11 @@ fn start() {
         status("The sweep starts once the current run is drawn.");
         return;
     }
-    let sweep = match Sweep::parse(&form_spec(), "sweep", MAX_LINK_SWEEP_VALUES) {
+    let mut sweep = match Sweep::parse(&form_spec(), "sweep", MAX_LINK_SWEEP_VALUES) {
         Ok(s) => s,
         Err(e) => return status(&e.to_string()),
     };
+    sweep.figure = with(|app| app.sweep.spec.as_ref().and_then(|s| s.figure));
     let base = with(|app| app.scenario.clone());
     // Here a sweep whose values would all run the same is not started:
     // the reader sees why at once instead of flat lines.
@@ -196,12 +200,40 @@ pub fn stop(why: &str) {
     }
 }
 
-/// Draws the last finished sweep with the chosen figure.
+/// The figure the reader chose, or the scenario's default.
+fn figure() -> Figure {
+    with(|app| {
+        let chosen = app.sweep.spec.as_ref().and_then(|s| s.figure);
+        chosen.unwrap_or_else(|| Figure::default_for(&app.scenario))
+    })
+}
+
+/// The reader picked a figure: it is drawn and kept in the link.
+fn choose_figure() {
+    let Ok(figure) = Figure::parse(&select("sweep-figure")) else { return };
+    with(|app| {
+        if let Some(spec) = app.sweep.spec.as_mut() {
+            spec.figure = Some(figure);
+        }
+    });
+    schedule_url();
+    draw();
+}
+
+/// Draws the last finished sweep with the chosen figure; nothing (no empty
+/// frame, no command, no downloads) until a sweep has run.
 pub fn draw() {
     let Some(canvas) = by_id("sweep") else { return };
-    let figure = Figure::parse(&select("sweep-figure"));
     let Some((sweep, rows)) = with(|app| app.sweep.result.clone()) else { return };
-    match plot(&canvas, &sweep, &rows, figure, &look()) {
+    if let Some(result) = by_id::<web_sys::HtmlElement>("sweep-result") {
+        result.set_hidden(false);
+    }
+    let figure = figure();
+    if let Some(s) = by_id::<HtmlSelectElement>("sweep-figure") {
+        s.set_value(figure.id());
+    }
+    let log = by_id::<HtmlInputElement>("sweep-log").is_some_and(|c| c.checked());
+    match plot(&canvas, &sweep, &rows, figure, log, &look()) {
         Ok(rows) => show_legend("sweep", rows),
         Err(e) => status(&e),
     }
@@ -224,7 +256,8 @@ pub fn wire() {
         set_input("sweep-step", step);
     });
     on_id("sweep-run", "click", |_| start());
-    on_id("sweep-figure", "input", |_| draw());
+    on_id("sweep-figure", "input", |_| choose_figure());
+    on_id("sweep-log", "input", |_| draw());
     // A closed panel's canvas has no size; it is drawn when it opens.
     on_id("sweep-panel", "toggle", |_| draw());
     on_id("sweep-csv", "click", |_| {

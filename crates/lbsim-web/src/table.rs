@@ -54,7 +54,8 @@ const COLUMNS: &[Column] = &[
         heading: "quick p99 (ms)",
         value: |r| r.latency_ms.quick.map(|p| p.p99),
         format: ms,
-        shown: None,
+        // Only bimodal work has quick requests; elsewhere the column has no meaning.
+        shown: Some(|report| report.results.iter().any(|r| r.latency_ms.quick.is_some())),
     },
     Column {
         key: "p50",
@@ -143,7 +144,7 @@ const COLUMNS: &[Column] = &[
     Column {
         key: "hit-rate",
         heading: "hit rate",
-        value: |r| r.hit_rate,
+        value: |r| r.hit_rate.flatten(),
         format: percent,
         shown: Some(Report::has_caches),
     },
@@ -231,7 +232,8 @@ pub fn fill(report: &Report, sort: Option<Sort>) {
                     let _ = td.set_attribute("data-value", &v.to_string());
                     td
                 }
-                None => text_element("td", "", "n/a"),
+                // An empty figure reads as the CLI's tables write it.
+                None => text_element("td", "", "-"),
             };
             let _ = td.set_attribute("data-key", c.key);
             let _ = tr.append_child(&td);

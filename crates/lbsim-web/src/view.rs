@@ -93,19 +93,26 @@ pub fn show_report(report: &Report, what: Redraw) {
             let _ = body.class_list().toggle_with_force("caches", report.has_caches());
         }
         let events = &report.scenario.events;
-        let plots: [(&str, &str, &str, Series, bool); 3] = [
-            ("queues", "Longest queue on any server over time", "requests waiting", queue_series, false),
-            ("errors", "Errors over time", "errors per bucket", error_series, false),
-            ("hits", "Cache hit rate over time", "hit rate", hit_series, true),
+        let plots: [(&str, &str, &str, Series, bool, &str); 3] = [
+            (
+                "queues",
+                "Longest queue on any server over time",
+                "requests waiting",
+                queue_series,
+                false,
+                "no request waited",
+            ),
+            ("errors", "Errors over time", "errors per bucket", error_series, false, "no errors in this run"),
+            ("hits", "Cache hit rate over time", "hit rate", hit_series, true, ""),
         ];
-        for (id, title, y_desc, series, share) in plots {
+        for (id, title, y_desc, series, share, none) in plots {
             // A hidden plot is not drawn (it would cost the re-run time).
             let hidden = (id == "errors" && !fleet) || (id == "hits" && !report.has_caches());
             if hidden {
                 continue;
             }
             if let Some(c) = canvas(id) {
-                let what = OverTime { title, y_desc, series, share };
+                let what = OverTime { title, y_desc, series, share, none };
                 match over_time(&c, &results, what, events, &look) {
                     Ok(rows) => show_legend(id, rows),
                     Err(e) => problems.push(e),

@@ -4,6 +4,7 @@
 //! the SPEC's field names, another command's output.
 
 mod edge_inputs_keep_their_meaning;
+mod empty_figures_are_not_zeros;
 mod errors_escape_control_characters;
 mod errors_name_field_value_and_range;
 mod events_after_the_run_are_noted;
@@ -12,6 +13,8 @@ mod exit_status_follows_the_table_on_broken_streams;
 #[path = "../../../lbsim-core/tests/fuzz/mod.rs"]
 mod fuzz;
 mod fuzz_the_binary;
+mod memory_is_known_before_the_run;
+mod quiet_probes_cost_one_step;
 mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
 mod remap_streams_its_keys;

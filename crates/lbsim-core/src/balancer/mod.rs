@@ -88,7 +88,7 @@ algorithms! {
         "two choices on peak EWMA latency x (active + 1) (Finagle, Linkerd)";
     UserHash => "user-hash", user_hash::UserHash, 0xD55E00,
         "hash of the user key modulo N";
-    ConsistentHash => "consistent-hash", consistent_hash::ConsistentHash, 0xDDCC77,
+    ConsistentHash => "consistent-hash", consistent_hash::ConsistentHash, 0xA6761D,
         "ring of virtual nodes (ketama)";
     BoundedLoad => "bounded-load", bounded_load::BoundedLoad, 0x44AA99,
         "consistent hashing with bounded loads (HAProxy hash-balance-factor)";

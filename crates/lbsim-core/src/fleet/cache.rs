@@ -151,12 +151,9 @@ impl Tally {
         self.lookups += 1;
     }
 
-    fn rate(self) -> f64 {
-        if self.lookups == 0 {
-            0.0
-        } else {
-            self.hits as f64 / self.lookups as f64
-        }
+    /// Hits over lookups; `None` without a lookup (no 0 over nothing).
+    fn rate(&self) -> Option<f64> {
+        (self.lookups > 0).then(|| self.hits as f64 / self.lookups as f64)
     }
 }
 
@@ -170,10 +167,11 @@ pub(crate) struct Caches {
 
 /// What caches add to the report.
 pub(crate) struct CacheFigures {
-    pub hit_rate: f64,
+    /// `None` without a lookup (every request failed or was refused).
+    pub hit_rate: Option<f64>,
     /// Per time bucket: the hit rate of lookups in it, `None` without any.
     pub hit_series: Vec<Option<f64>>,
-    pub servers: Vec<f64>,
+    pub servers: Vec<Option<f64>>,
 }
 
 impl Caches {
@@ -211,8 +209,8 @@ impl Caches {
             .fold(Tally::default(), |a, t| Tally { hits: a.hits + t.hits, lookups: a.lookups + t.lookups });
         CacheFigures {
             hit_rate: total.rate(),
-            hit_series: self.series.iter().map(|t| (t.lookups > 0).then(|| t.rate())).collect(),
-            servers: self.servers.iter().map(|t| t.rate()).collect(),
+            hit_series: self.series.iter().map(Tally::rate).collect(),
+            servers: self.servers.iter().map(Tally::rate).collect(),
         }
     }
 }

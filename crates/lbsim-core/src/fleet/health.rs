@@ -175,6 +175,11 @@ impl Active {
         self.down[s]
     }
 
+    /// A probe of `s` agreed with its mark (what [`Active::probe`] does then).
+    pub fn agreed(&mut self, s: usize) {
+        self.run[s] = 0;
+    }
+
     /// A probe of `s` passed or failed; true when it changes the mark.
     pub fn probe(&mut self, s: usize, passed: bool) -> bool {
         // The run counts probes against the current mark.

@@ -41,6 +41,7 @@ impl State {
         let n = workload.requests.len();
         let end = n.min(run.next.saturating_add(budget as usize));
         loop {
+            self.steps += 1;
             let arrival = workload.requests.get(run.next).map_or(f64::INFINITY, |r| r.arrival_ms);
             let event = self.events.get(self.next_event).map_or(f64::INFINITY, |e| e.0);
             let ending = self.ends.peek().map_or(f64::INFINITY, |Reverse((t, _))| f64::from_bits(*t));
@@ -51,7 +52,7 @@ impl State {
             } else if ending.is_finite() && ending <= others {
                 self.end_attempt(run, workload);
             } else if others.is_finite() && self.next_health() <= others {
-                self.health_step();
+                self.health_step(others.min(event).min(ending));
             } else if retry.is_finite() && retry <= arrival {
                 if let Some((t, failed)) = self.retry_queue.pop_front() {
                     self.retry(run, workload, t, failed);
@@ -117,11 +118,14 @@ impl State {
             }
             // Ends first, then probes (all pass: every server is plain).
             while self.ends.peek().is_some_and(|Reverse((t, _))| f64::from_bits(*t) <= now) {
+                self.steps += 1;
                 self.end_attempt(run, workload);
             }
             while self.probe_ms <= now {
-                self.health_step();
+                self.steps += 1;
+                self.health_step(now);
             }
+            self.steps += 1;
             if self.unsettled {
                 // An end changed something after all: back to the general way.
                 self.unsettled = true;

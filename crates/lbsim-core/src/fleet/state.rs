@@ -13,7 +13,7 @@ use super::health::{Active, Downtime, Outlier, Passive};
 use super::timeline::Timeline;
 use crate::balancer::Pool;
 use crate::events::EventKind;
-use crate::report::{percentiles, Percentiles, QUEUE_BUCKETS};
+use crate::report::{percentiles, Empty, Percentiles, QUEUE_BUCKETS};
 use crate::scenario::{CheckKind, Layer, Scenario};
 use crate::server::{bucket_of, AlgorithmRun};
 use crate::workload::Workload;
@@ -91,7 +91,7 @@ pub(crate) struct Finished {
     pub attempts: u64,
     pub errors: u64,
     pub retries: u64,
-    pub ok: Option<Percentiles>,
+    pub ok: Empty<Percentiles>,
     pub error_series: Vec<u32>,
     pub servers: Vec<ServerFigures>,
     pub caches: Option<CacheFigures>,
@@ -110,6 +110,9 @@ pub(crate) struct State {
     pub(super) check: CheckKind,
     pub(super) next_probe: u64,
     pub(super) probe_ms: f64,
+    /// Probes before this one are taken one by one (some verdict disagreed
+    /// with its mark when they were last looked at).
+    pub(super) look_again: u64,
     /// Server of each first attempt with a light end (rules that read
     /// completions).
     pub(super) light_server: Vec<u32>,
@@ -127,6 +130,9 @@ pub(crate) struct State {
     pub(super) recheck_ms: f64,
     /// Attempts sent, with or without a record.
     pub(super) sent: u64,
+    /// Steps taken: arrivals, ends, events, probes, timers, retries (what
+    /// `cost::steps` estimates).
+    pub(crate) steps: u64,
     /// Ends of exclusions and ejections: (time, copy, server).
     pub(super) timers: BinaryHeap<Reverse<(u64, u32, u32)>>,
     pub(super) next_tick: f64,
@@ -228,6 +234,7 @@ impl State {
             light_server: if run.observes { alloc::vec![0; workload.requests.len()] } else { Vec::new() },
             recheck_ms: f64::INFINITY,
             sent: 0,
+            steps: 0,
             probe_ms: f64::INFINITY,
             events,
             next_event: 0,
@@ -237,6 +244,7 @@ impl State {
             check_ms: f64::from(scenario.check_ms),
             check: scenario.check,
             next_probe: 0,
+            look_again: 0,
             timers: BinaryHeap::new(),
             next_tick: f64::INFINITY,
             weights: pool.weights.clone(),
@@ -274,8 +282,13 @@ impl State {
 
     /// The time of the next probe, timer or slow-start tick.
     pub(super) fn next_health(&self) -> f64 {
+        self.probe_ms.min(self.next_health_but_probes())
+    }
+
+    /// The time of the next timer or slow-start tick.
+    pub(super) fn next_health_but_probes(&self) -> f64 {
         let timer = self.timers.peek().map_or(f64::INFINITY, |Reverse((t, _, _))| f64::from_bits(*t));
-        self.probe_ms.min(timer).min(self.next_tick)
+        timer.min(self.next_tick)
     }
 
     /// When probe `j` runs: it checks server j mod N at (j / N + (j mod N)
@@ -310,7 +323,8 @@ impl State {
                 requests_series,
             })
             .collect();
-        let ok = (self.errors > 0).then(|| percentiles(&self.ok_latencies));
+        let ok = (self.errors > 0)
+            .then(|| (!self.ok_latencies.is_empty()).then(|| percentiles(&self.ok_latencies)));
         Finished {
             attempts: self.sent,
             errors: self.errors,

@@ -18,6 +18,31 @@ pub use self::summary::{percentiles, rank, ranked, summarize, Percentiles, Summa
 /// Buckets in a queue-length time series.
 pub const QUEUE_BUCKETS: usize = 200;
 
+/// A figure that may not apply to a run, and where it applies may have
+/// nothing to measure: `None` leaves the member out of the JSON (no errors,
+/// so no figure for successes alone; no caches), `Some(None)` writes
+/// `null` (every request failed; no cache lookup at all), `Some(Some(v))`
+/// the value. Never a 0 over nothing.
+pub type Empty<T> = Option<Option<T>>;
+
+/// Serde for [`Empty`]: the outer option is the member's presence.
+mod empty {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<T: Serialize, S: Serializer>(v: &super::Empty<T>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(inner) => inner.serialize(s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<super::Empty<T>, D::Error> {
+        Option::<T>::deserialize(d).map(Some)
+    }
+}
+
 /// A whole run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -172,9 +197,10 @@ pub struct Headline {
     /// Errors / requests (fleet runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_share: Option<f64>,
-    /// Share of requests served from a cache (caches on).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hit_rate: Option<f64>,
+    /// Share of requests served from a cache (caches on; `null` without
+    /// a lookup).
+    #[serde(skip_serializing_if = "Option::is_none", with = "empty")]
+    pub hit_rate: Empty<f64>,
 }
 
 impl From<&AlgorithmResult> for Headline {
@@ -228,7 +254,7 @@ impl Headline {
     /// The caches' CSV field after the others, with a leading comma; an
     /// empty field for a run without caches.
     pub fn cache_csv(&self) -> String {
-        format!(",{}", self.hit_rate.map(|h| h.to_string()).unwrap_or_default())
+        format!(",{}", self.hit_rate.flatten().map(|h| h.to_string()).unwrap_or_default())
     }
 
     /// The CSV fields, in header order; a missing class is an empty field.
@@ -305,9 +331,10 @@ pub struct Latencies {
     /// Slow requests (bimodal work only).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub slow: Option<Percentiles>,
-    /// Successful responses only; present when a run has errors.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub ok: Option<Percentiles>,
+    /// Successful responses only; present when a run has errors, `null`
+    /// when none succeeded.
+    #[serde(skip_serializing_if = "Option::is_none", default, with = "empty")]
+    pub ok: Empty<Percentiles>,
 }
 
 /// Downsampled latency distributions: `[latency_ms, cumulative share]`.
@@ -359,9 +386,10 @@ pub struct ServerResult {
     /// Requests sent to it in each time bucket (fleet runs).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub requests_series: Option<Vec<u32>>,
-    /// Share of this server's lookups its cache answered (caches on).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub hit_rate: Option<f64>,
+    /// Share of this server's lookups its cache answered (caches on;
+    /// `null` without a lookup).
+    #[serde(skip_serializing_if = "Option::is_none", default, with = "empty")]
+    pub hit_rate: Empty<f64>,
 }
 
 /// One algorithm's results.
@@ -393,9 +421,10 @@ pub struct AlgorithmResult {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error_series: Option<Vec<u32>>,
     /// Share of the requests served from a server's cache (caches on;
-    /// over requests that did work: a 500 or a refusal asks no cache).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub hit_rate: Option<f64>,
+    /// over requests that did work: a 500 or a refusal asks no cache;
+    /// `null` when none did).
+    #[serde(skip_serializing_if = "Option::is_none", default, with = "empty")]
+    pub hit_rate: Empty<f64>,
     /// The hit rate of the requests dispatched in each time bucket (of
     /// `queue_bucket_ms`); `None` for a bucket without any.
     #[serde(skip_serializing_if = "Option::is_none", default)]

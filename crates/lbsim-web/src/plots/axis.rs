@@ -34,11 +34,11 @@ pub(super) fn unstretched(extremes: &[f64], factor: f64, floor: f64) -> (f64, bo
 }
 
 pub(super) fn decade_floor(v: f64) -> f64 {
-    10f64.powf(v.log10().floor())
+    libm::pow(10.0, libm::floor(libm::log10(v)))
 }
 
 pub(super) fn decade_ceil(v: f64) -> f64 {
-    10f64.powf(v.log10().ceil())
+    libm::pow(10.0, libm::ceil(libm::log10(v)))
 }
 
 /// Milliseconds as axis labels: 1, 10, 100, 1 s.

@@ -133,67 +133,63 @@ pub fn latency(
     // Room for "0.001%" beside the axis's title, which runs the chart's
     // whole height on a phone.
     builder.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(66.0));
-    // Points past the axis are cut at its edge (plotters draws them
-    // outside the plot otherwise).
-    let clip = |x: f64| x.min(x1);
-    if view.tail {
-        let mut chart =
-            builder.build_cartesian_2d((x0..x1).log_scale(), (y0..1.0).log_scale()).map_err(fail)?;
-        themed(&mut chart.configure_mesh(), look, 12.0, 0.35)
-            .x_desc("latency (ms, log scale)")
-            .y_desc("share of requests slower (log)")
-            .x_label_formatter(&|v| ms_label(*v))
-            .y_label_formatter(&|v| share_label(*v))
-            .axis_desc_style(look.font(13.0))
-            .draw()
-            .map_err(fail)?;
-        for r in order {
-            let line =
-                points(r, view.class).iter().filter(|p| p[1] < 1.0 && p[0] <= x1).map(|p| (p[0], 1.0 - p[1]));
-            chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 2.0))).map_err(fail)?;
+    // Both log axes are drawn as log10 of the value on a linear one,
+    // decades labelled: the one chart type of every plot, which keeps the
+    // bundle small. Points past the right edge are cut at it (plotters
+    // draws them outside the plot otherwise).
+    let x_of = |ms: f64| libm::log10(ms.min(x1));
+    let decade = |v: f64, label: fn(f64) -> String| {
+        let whole = v.round();
+        if (v - whole).abs() < 1e-6 {
+            label(libm::pow(10.0, whole))
+        } else {
+            String::new()
         }
-        if let Some(m) = theory {
-            let curve: Vec<(f64, f64)> =
-                log_grid(x0, x1).map(|t| (t, m.sojourn_tail(t))).filter(|p| p.1 >= y0).collect();
-            chart
-                .draw_series(DashedLineSeries::new(
-                    curve,
-                    look.px(6.0),
-                    look.px(4.0),
-                    look.theme.fg.stroke_width(look.stroke(2.0)),
-                ))
-                .map_err(fail)?;
-        }
+    };
+    let (y_lo, y_desc) = if view.tail {
+        (libm::log10(y0), "share of requests slower (log)")
     } else {
-        let mut chart = builder.build_cartesian_2d((x0..x1).log_scale(), 0.0..1.0).map_err(fail)?;
-        themed(&mut chart.configure_mesh(), look, 12.0, 0.35)
-            .x_desc("latency (ms, log scale)")
-            .y_desc("share of requests at most x")
-            .x_label_formatter(&|v| ms_label(*v))
-            .y_label_formatter(&|v| share_label(*v))
-            .axis_desc_style(look.font(13.0))
-            .draw()
+        (0.0, "share of requests at most x")
+    };
+    let y_of = |p: f64| if view.tail { libm::log10(1.0 - p) } else { p };
+    let y_label = |v: &f64| if view.tail { decade(*v, share_label) } else { share_label(*v) };
+    let y_hi = if view.tail { 0.0 } else { 1.0 };
+    let mut chart = builder.build_cartesian_2d(libm::log10(x0)..libm::log10(x1), y_lo..y_hi).map_err(fail)?;
+    themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
+        .x_desc("latency (ms, log scale)")
+        .y_desc(y_desc)
+        .x_label_formatter(&|v| decade(*v, ms_label))
+        .y_label_formatter(&y_label)
+        .axis_desc_style(look.font(13.0))
+        .draw()
+        .map_err(fail)?;
+    for r in order {
+        let points = points(r, view.class);
+        let line: Vec<(f64, f64)> = if view.tail {
+            points.iter().filter(|p| p[1] < 1.0 && p[0] <= x1).map(|p| (x_of(p[0]), y_of(p[1]))).collect()
+        } else {
+            std::iter::once((x_of(x0), 0.0)).chain(points.iter().map(|p| (x_of(p[0]), p[1]))).collect()
+        };
+        chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 2.0))).map_err(fail)?;
+    }
+    if let Some(m) = theory {
+        let curve: Vec<(f64, f64)> = log_grid(x0, x1)
+            .map(|t| (t, if view.tail { m.sojourn_tail(t) } else { m.sojourn_cdf(t) }))
+            .filter(|p| !view.tail || p.1 >= y0)
+            .map(|(t, v)| (x_of(t), if view.tail { libm::log10(v) } else { v }))
+            .collect();
+        chart
+            .draw_series(DashedLineSeries::new(
+                curve,
+                look.px(6.0),
+                look.px(4.0),
+                look.theme.fg.stroke_width(look.stroke(2.0)),
+            ))
             .map_err(fail)?;
-        for r in order {
-            let line =
-                std::iter::once((x0, 0.0)).chain(points(r, view.class).iter().map(|p| (clip(p[0]), p[1])));
-            chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 2.0))).map_err(fail)?;
-        }
-        if let Some(m) = theory {
-            let curve: Vec<(f64, f64)> = log_grid(x0, x1).map(|t| (t, m.sojourn_cdf(t))).collect();
-            chart
-                .draw_series(DashedLineSeries::new(
-                    curve,
-                    look.px(6.0),
-                    look.px(4.0),
-                    look.theme.fg.stroke_width(look.stroke(2.0)),
-                ))
-                .map_err(fail)?;
-        }
     }
     let off: Vec<Option<String>> =
         extremes.iter().map(|&top| (top > x1).then(|| format!("max {}", ms_label(top)))).collect();
-    let mut rows = legend_rows(results, &off, look);
+    let mut rows = legend_rows(&results.iter().map(|r| r.algorithm).collect::<Vec<_>>(), &off, look);
     if theory.is_some() {
         let formula =
             LegendRow { dashed: true, ..LegendRow::line("M/M/c (Erlang C)".into(), look.theme.fg, true) };
@@ -204,6 +200,6 @@ pub fn latency(
 }
 
 fn log_grid(x0: f64, x1: f64) -> impl Iterator<Item = f64> {
-    let (a, b) = (x0.ln(), x1.ln());
-    (0..=160).map(move |i| (a + (b - a) * f64::from(i) / 160.0).exp())
+    let (a, b) = (libm::log(x0), libm::log(x1));
+    (0..=160).map(move |i| libm::exp(a + (b - a) * f64::from(i) / 160.0))
 }

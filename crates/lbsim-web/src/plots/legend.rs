@@ -4,7 +4,7 @@
 //! whole canvas and a reader or a screen reader gets the names as text;
 //! a saved PNG draws the same rows under the chart.
 
-use lbsim_core::report::AlgorithmResult;
+use lbsim_core::AlgorithmId;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use wasm_bindgen::JsCast;
@@ -111,22 +111,21 @@ fn legend(area: &Area, rows: &[LegendRow], columns: usize, look: &Look) -> Resul
 /// The legend: one row per rule (an arrow after those whose line runs off
 /// the plot), then a note per such rule with its extreme value.
 pub(super) fn legend_rows(
-    results: &[&AlgorithmResult],
+    rules: &[AlgorithmId],
     off_scale: &[Option<String>],
     look: &Look,
 ) -> Vec<LegendRow> {
-    let mut rows: Vec<LegendRow> = results
+    let mut rows: Vec<LegendRow> = rules
         .iter()
         .zip(off_scale)
-        .map(|(r, off)| {
+        .map(|(&a, off)| {
             let arrow = if off.is_some() { " \u{2192}" } else { "" };
-            let label = format!("{}{arrow}", r.algorithm.id());
-            LegendRow::line(label, colour(r.algorithm), look.emphasised(r.algorithm))
+            LegendRow::line(format!("{}{arrow}", a.id()), colour(a), look.emphasised(a))
         })
         .collect();
-    for (r, off) in results.iter().zip(off_scale) {
+    for (a, off) in rules.iter().zip(off_scale) {
         if let Some(extreme) = off {
-            rows.push(LegendRow::note(format!("\u{2192} off scale: {} {extreme}", r.algorithm.id())));
+            rows.push(LegendRow::note(format!("\u{2192} off scale: {} {extreme}", a.id())));
         }
     }
     rows

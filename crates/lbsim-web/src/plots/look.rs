@@ -44,7 +44,7 @@ impl Look {
         if self.emphasised(a) {
             colour(a).stroke_width(self.stroke(if self.focus.is_empty() { css } else { css + 1.0 }))
         } else {
-            colour(a).mix(0.35).stroke_width(self.stroke(css * 0.75))
+            colour(a).mix(self.theme.muted).stroke_width(self.stroke(css * 0.75))
         }
     }
 }

@@ -31,6 +31,9 @@ pub struct OverTime {
     pub series: Series,
     /// A share in 0..1, drawn as a percentage on a fixed axis.
     pub share: bool,
+    /// What the plot says when every value is zero ("no errors in this
+    /// run"), so a flat line is not taken for a missing one.
+    pub none: &'static str,
 }
 
 fn counts(series: &[u32]) -> Vec<Option<f64>> {
@@ -77,23 +80,27 @@ fn markers(
     let mut ends = [i32::MIN; 3];
     let (right, _) = area.dim_in_pixel();
     for e in &events.0 {
-        let t = e.at_ms as f64 / 1000.0;
-        if t > chart.x_range().end {
-            continue;
-        }
+        let at_s = e.at_ms as f64 / 1000.0;
+        let end = chart.x_range().end;
         let c = match e.kind {
             EventKind::Fail | EventKind::Crash => look.theme.saturated,
             _ => look.theme.fg,
         };
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(t, 0.0), (t, top)],
-                look.px(4.0),
-                look.px(3.0),
-                c.stroke_width(look.stroke(1.0)),
-            ))
-            .map_err(fail)?;
-        let label = format!("{} {}", e.server, e.kind);
+        // An event after the run's end is named at the right edge, with
+        // its time, instead of silently left out.
+        let (t, label) = if at_s > end {
+            (end, format!("{} {} at {} s \u{2192}", e.server, e.kind, trim(at_s)))
+        } else {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(at_s, 0.0), (at_s, top)],
+                    look.px(4.0),
+                    look.px(3.0),
+                    c.stroke_width(look.stroke(1.0)),
+                ))
+                .map_err(fail)?;
+            (at_s, format!("{} {}", e.server, e.kind))
+        };
         let (w, h) = area.estimate_text_size(&label, &font).unwrap_or((0, 0));
         let at = chart.backend_coord(&(t, top));
         let base = area.get_base_pixel();
@@ -178,9 +185,13 @@ pub fn over_time(
         }
     }
     markers(&mut chart, &plot, events, top, 11.0, look)?;
+    if peaks.iter().all(|&p| p == 0.0) && !what.none.is_empty() {
+        let at = (look.px(72.0) as i32, look.px(44.0) as i32);
+        plot.draw(&Text::new(what.none, at, look.font(14.0))).map_err(fail)?;
+    }
     let off: Vec<Option<String>> = peaks.iter().map(|&p| (p > top).then(|| format!("peak {p}"))).collect();
     root.present().map_err(fail)?;
-    Ok(legend_rows(results, &off, look))
+    Ok(legend_rows(&results.iter().map(|r| r.algorithm).collect::<Vec<_>>(), &off, look))
 }
 
 /// Server `i` of `n` in the requests plot: shades from the theme's text

@@ -1,67 +1,33 @@
 //! The sweep view's plot: one figure of every rule across the swept values.
 
 use lbsim_core::report::Headline;
-use lbsim_core::sweep::Sweep;
+use lbsim_core::sweep::{Figure, Sweep};
 use lbsim_core::AlgorithmId;
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use crate::palette::colour;
-use crate::plots::axis::{ms_label, share_label, themed, trim};
+use crate::plots::axis::{decade_ceil, decade_floor, ms_label, share_label, themed, trim, unstretched};
 use crate::plots::frame::{fail, surface, titled};
-use crate::plots::legend::LegendRow;
+use crate::plots::legend::{legend_rows, LegendRow};
 use crate::plots::look::Look;
 
-/// What the sweep view plots for each algorithm and value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Figure {
-    /// p99 of quick requests (bimodal work), ms.
-    QuickP99,
-    /// p99 of all requests, ms.
-    P99,
-    /// Share of the busiest server.
-    BusiestShare,
-}
-
-impl Figure {
-    /// Reads the figure menu's value.
-    pub fn parse(text: &str) -> Figure {
-        match text {
-            "p99" => Figure::P99,
-            "busiest-share" => Figure::BusiestShare,
-            _ => Figure::QuickP99,
-        }
-    }
-
-    fn of(self, h: &Headline) -> Option<f64> {
-        match self {
-            Figure::QuickP99 => h.quick_p99_ms,
-            Figure::P99 => Some(h.p99_ms),
-            Figure::BusiestShare => Some(h.busiest_share),
-        }
-    }
-
-    fn words(self) -> &'static str {
-        match self {
-            Figure::QuickP99 => "quick-request p99 (ms)",
-            Figure::P99 => "p99 (ms)",
-            Figure::BusiestShare => "largest share of requests",
-        }
-    }
-}
-
 /// The sweep: the figure for every algorithm across the swept values
-/// (`rows[value][algorithm]`), latency on a log axis. Returns the legend's
+/// (`rows[value][algorithm]`); a latency on a log axis when `log`. One rule
+/// far above the rest does not flatten them: its line runs off the top and
+/// its legend entry says so, as in the other plots. Returns the legend's
 /// rows.
 pub fn sweep(
     canvas: &HtmlCanvasElement,
     range: &Sweep,
     rows: &[Vec<Headline>],
     figure: Figure,
+    log: bool,
     look: &Look,
 ) -> Result<Vec<LegendRow>, String> {
     let Some(root) = surface(canvas, look) else { return Ok(Vec::new()) };
-    let plot = titled(&root, &format!("{} against {}", figure.words(), range.key), look)?;
+    let log = log && figure.is_latency();
+    let scale = if log { ", log scale" } else { "" };
+    let plot = titled(&root, &format!("{} against {}{scale}", figure.words(), range.key), look)?;
     let algorithms: Vec<AlgorithmId> = rows
         .first()
         .map(|r| r.iter().filter_map(|h| h.algorithm.parse::<AlgorithmId>().ok()).collect())
@@ -69,36 +35,56 @@ pub fn sweep(
     let xs: Vec<f64> = range.values.iter().filter_map(|v| v.parse::<f64>().ok()).collect();
     let (x0, x1) = (xs.first().copied().unwrap_or(0.0), xs.last().copied().unwrap_or(1.0));
     let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
-    let values: Vec<f64> =
-        rows.iter().flatten().filter_map(|h| figure.of(h)).filter(|v| v.is_finite()).collect();
-    let hi = values.iter().copied().fold(0.0, f64::max);
-    let mut chart = ChartBuilder::on(&plot);
-    chart.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(58.0));
     let series = |i: usize| -> Vec<(f64, f64)> {
         xs.iter()
             .zip(rows)
-            .filter_map(|(&x, r)| r.get(i).and_then(|h| figure.of(h)).map(|y| (x, y)))
+            .filter_map(|(&x, r)| {
+                r.get(i).and_then(|h| figure.of(h)).filter(|y| y.is_finite()).map(|y| (x, y))
+            })
             .collect()
     };
-    // A linear axis, where the hockey stick of p99 against load shows as
-    // one (and the same chart type as the queue plot, which keeps the
-    // bundle small).
-    let share = figure == Figure::BusiestShare;
-    let mut chart = chart.build_cartesian_2d(x0..x1, 0.0..(hi * 1.1).max(f64::MIN_POSITIVE)).map_err(fail)?;
+    let lines: Vec<Vec<(f64, f64)>> = (0..algorithms.len()).map(series).collect();
+    let extremes: Vec<f64> = lines.iter().map(|l| l.iter().map(|p| p.1).fold(0.0, f64::max)).collect();
+    let (hi, _) = unstretched(&extremes, 3.0, 0.0);
+    let hi = hi.max(f64::MIN_POSITIVE);
+    // A log axis is drawn as the values' log10 on a linear one, decades
+    // labelled: the same chart type as the linear view and the queue plot,
+    // which keeps the bundle small.
+    let lo = lines.iter().flatten().map(|p| p.1).filter(|&y| y > 0.0).fold(hi, f64::min);
+    let (y0, y1) = if log {
+        let (a, b) = (libm::log10(decade_floor(lo)), libm::log10(decade_ceil(hi)));
+        (a, if b > a { b } else { a + 1.0 })
+    } else {
+        (0.0, hi * 1.1)
+    };
+    let to_axis = |y: f64| if log { libm::log10(y.max(libm::pow(10.0, y0))) } else { y }.min(y1);
+    let mut chart = ChartBuilder::on(&plot);
+    chart.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(58.0));
+    let value_label = |v: f64| if figure.is_latency() { ms_label(v) } else { share_label(v) };
+    let label = |v: f64| {
+        let whole = v.round();
+        match log {
+            false => value_label(v),
+            true if (v - whole).abs() < 1e-6 => ms_label(libm::pow(10.0, whole)),
+            true => String::new(),
+        }
+    };
+    let mut chart = chart.build_cartesian_2d(x0..x1, y0..y1).map_err(fail)?;
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
         .x_desc(range.key)
         .y_desc(figure.words())
         .x_label_formatter(&|v| trim(*v))
-        .y_label_formatter(&|v| if share { share_label(*v) } else { ms_label(*v) })
+        .y_label_formatter(&|v| label(*v))
         .axis_desc_style(look.font(13.0))
         .draw()
         .map_err(fail)?;
-    for (i, a) in algorithms.iter().enumerate() {
-        chart.draw_series(LineSeries::new(series(i), look.line(*a, 2.0))).map_err(fail)?;
+    for (line, a) in lines.iter().zip(&algorithms) {
+        let points = line.iter().map(|&(x, y)| (x, to_axis(y)));
+        chart.draw_series(LineSeries::new(points, look.line(*a, 2.0))).map_err(fail)?;
     }
     root.present().map_err(fail)?;
-    Ok(algorithms
-        .iter()
-        .map(|a| LegendRow::line(a.id().to_string(), colour(*a), look.emphasised(*a)))
-        .collect())
+    let ceiling = if log { libm::pow(10.0, y1) } else { y1 };
+    let off: Vec<Option<String>> =
+        extremes.iter().map(|&top| (top > ceiling).then(|| format!("max {}", value_label(top)))).collect();
+    Ok(legend_rows(&algorithms, &off, look))
 }
