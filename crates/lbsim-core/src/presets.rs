@@ -292,7 +292,7 @@ pub const PRESETS: &[Preset] = &[
         lesson: "From 20 s, s3 answers every request with a 500 after 1 ms: a black hole. Least connections sees s3's \
                  count drop fastest and sends it 58% of all requests, nearly all of which fail (49% of requests \
                  end in an error); round robin keeps sending it its quarter (16%). With NGINX's defaults a 500 \
-                 is not a failure, so the passive check never marks s3 down. Set count-5xx to 1: the first 500 \
+                 is not a failure, so the passive check never marks s3 down. Set count-5xx to true: the first 500 \
                  takes s3 out for fail-timeout-ms, and least connections loses 4 requests, one trial per 10 s.",
         remapping: false,
         view: LessonView {

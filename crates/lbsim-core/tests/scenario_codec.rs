@@ -162,3 +162,18 @@ fn bad_events_name_the_field_the_item_and_what_is_allowed() {
     let err = lbsim_core::Scenario::default().set("events", &many.join(",")).expect_err("65 events");
     assert!(err.value.contains("65 events") && err.allowed.contains("at most 64"));
 }
+
+/// A switch has one type everywhere: `true`/`false` in JSON, links and
+/// flags alike; the links' and flags' older `1`/`0` still read.
+#[test]
+fn count_5xx_is_true_or_false_everywhere_and_old_links_still_read() {
+    let on = Scenario { count_5xx: true, ..Scenario::default() };
+    assert_eq!(encode(&on), "v=1&count-5xx=true");
+    assert_eq!(serde_json::to_value(&on).expect("json")["count-5xx"], serde_json::Value::Bool(true));
+    for (text, value) in [("true", true), ("1", true), ("false", false), ("0", false)] {
+        assert_eq!(decode_strict(&format!("v=1&count-5xx={text}")).map(|s| s.count_5xx), Ok(value), "{text}");
+    }
+    let bad = decode_strict("v=1&count-5xx=2").expect_err("2 is no switch");
+    assert_eq!((bad.field.as_str(), bad.value.as_str()), ("count-5xx", "2"));
+    assert!(bad.allowed.starts_with("true or false"), "{}", bad.allowed);
+}

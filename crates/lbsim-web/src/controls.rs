@@ -72,6 +72,7 @@ fn choices(key: &str) -> Vec<(String, String)> {
             .chain(HashFn::ALL.iter().map(|h| (h.id().to_string(), h.id().to_string())))
             .collect(),
         "check" => CheckKind::ALL.iter().map(|k| (k.id().to_string(), k.id().to_string())).collect(),
+        "count-5xx" => [("false", "no"), ("true", "yes")].map(|(v, t)| (v.to_string(), t.to_string())).into(),
         "ring" => Placement::ALL.iter().map(|p| (p.id().to_string(), p.id().to_string())).collect(),
         "layer" => Layer::ALL
             .iter()

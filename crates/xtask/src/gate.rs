@@ -33,6 +33,7 @@ pub fn test() -> Result<(), String> {
     step("cargo test (unit, property, theory and CLI tests)");
     run("cargo", &["test", "--workspace"])?;
     crate::docs::check(false)?;
+    crate::conformance::conformance()?;
     step("core for wasm32-unknown-unknown without std");
     run(
         "cargo",

@@ -11,6 +11,9 @@
 //!   gate runs it after the tests.
 //! - `cargo xtask browser [FILE...]`: the browser tests alone (all, or the
 //!   files named), after building the page.
+//! - `cargo xtask conformance`: the real NGINX (installed when missing)
+//!   against `lbsim trace`, request by request; the gate runs it after the
+//!   tests.
 //! - `cargo xtask layers`: no import circle between files, and no module
 //!   naming a higher layer than its own (the layers are listed in
 //!   `layers.rs`); the gate runs it after clippy.
@@ -22,6 +25,7 @@
 //! name) and the tools' crates; nothing imports it.
 
 mod bench;
+mod conformance;
 mod docs;
 mod fuzz;
 mod gate;
@@ -40,10 +44,13 @@ fn main() -> ExitCode {
         Some("bench") => bench::bench(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("layers") => layers::check(),
+        Some("conformance") => conformance::conformance(),
         Some("browser") => web::browser(&args[1..]),
         Some("docs-check") => docs::docs_check(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <test|serve|build|bench|fuzz|docs-check|layers|browser>");
+            eprintln!(
+                "usage: cargo xtask <test|serve|build|bench|fuzz|docs-check|layers|conformance|browser>"
+            );
             return ExitCode::from(2);
         }
     };

@@ -4,48 +4,14 @@
 //! - `lbsim` (the default): point `i` of server `name` at
 //!   `hash("{name}#{i}")`, `vnodes` points per weight unit, with the
 //!   scenario's hash function (xxh64 unless set).
-//! - `nginx`: modelled on NGINX's `hash $key consistent` and known to
-//!   differ from it (below): 160 points per weight unit, chained CRC-32s
-//!   of the server's `host:port` (a `:80` suffix dropped): the first point
-//!   is `crc32` continued from `crc32(server)` over four zero bytes, each
-//!   next one over the previous point's four bytes (little-endian); equal
-//!   points are kept once; a key goes to the first point at or after
-//!   `crc32(key)`.
-//!
-//!   **Known to differ from NGINX 1.22.** NGINX's
-//!   `ngx_http_upstream_init_chash` (moved to
-//!   `ngx_http_upstream_update_chash` in later versions) in
-//!   `src/http/modules/ngx_http_upstream_hash_module.c` (`release-1.22.1`,
-//!   lines 362-374) seeds the points with host, a NUL byte and port, and
-//!   continues from the running register, not the finished CRC:
-//!
-//!   ```c
-//!   ngx_crc32_init(base_hash);
-//!   ngx_crc32_update(&base_hash, host, host_len);
-//!   ngx_crc32_update(&base_hash, (u_char *) "", 1);
-//!   ngx_crc32_update(&base_hash, port, port_len);
-//!
-//!   prev_hash.value = 0;
-//!   npoints = peer->weight * 160;
-//!
-//!   for (j = 0; j < npoints; j++) {
-//!       hash = base_hash;
-//!
-//!       ngx_crc32_update(&hash, prev_hash.byte, 4);
-//!       ngx_crc32_final(hash);
-//!   ```
-//!
-//!   and has no `:80` rule (the port is whatever digits follow the last
-//!   `:`). Ours instead continues from the finished `crc32("host:port")`
-//!   used as the register. For the pool of the tests below NGINX's first
-//!   points are (10773370, 1), (18170467, 0), (26718565, 2), ours
-//!   (3086562, 1), (18399098, 1), (24216650, 2); the two rings share no
-//!   point and agree on the owners of 10 of user-1..20.
-//!   The repository's `tests/oracles/nginx_chash.py` follows NGINX's
-//!   source, and this crate's `tests/nginx_ring_known_difference.rs` holds
-//!   the difference against its output. The
-//!   construction stays as it is until it is held to the real NGINX
-//!   binary (SPEC section 14): its numbers do not move here.
+//! - `nginx`: NGINX's `hash $key consistent` (`ngx_http_upstream_init_chash`
+//!   in 1.22): 160 points per weight unit; a server's `address` splits into
+//!   host and port (the digits after the last `:`; none otherwise), and its
+//!   points are `crc32(HOST \0 PORT PREV)`, `PREV` the previous point's
+//!   four bytes, little-endian (0 for the first); equal points are kept
+//!   once; a key goes to the first point at or after `crc32(key)`,
+//!   wrapping. Held to the real NGINX 1.22 (`cargo xtask conformance`,
+//!   request by request) and to `tests/oracles/nginx_chash.py`.
 //! - `ketama`: libketama's continuum: each server gets `floor(weight /
 //!   total x 40 x N)` MD5 digests of `"{name}-{k}"`, four points from each
 //!   (bytes `4h..4h+3`, little-endian); a key goes to the first point at or
@@ -122,19 +88,17 @@ impl Placement {
             }
             Placement::Nginx => {
                 for (server, (name, &weight)) in names.iter().zip(weights).enumerate() {
-                    let name = name.as_ref();
-                    let host = match name.len().checked_sub(3) {
-                        Some(cut) if name.len() >= 5 && name[cut..].eq_ignore_ascii_case(":80") => {
-                            &name[..cut]
-                        }
-                        _ => name,
-                    };
-                    let base = crate::hash::crc32(host.as_bytes());
+                    // `crc32(HOST \0 PORT PREV_HASH)`: the register after
+                    // host, a NUL byte and port, continued over the
+                    // previous point's four bytes (little-endian).
+                    let (host, port) = nginx_host_port(name.as_ref());
+                    let mut base = KeyBuf::text(host);
+                    base.push_str("\0");
+                    base.push_str(port);
+                    let register = !crate::hash::crc32(base.as_bytes());
                     let mut previous = 0u32;
                     for _ in 0..160 * u64::from(weight) {
-                        // NGINX continues the CRC from the finished base
-                        // value as if it were the running state.
-                        previous = crate::hash::crc32_from(base, &previous.to_le_bytes());
+                        previous = crate::hash::crc32_from(register, &previous.to_le_bytes());
                         points.push((u64::from(previous), server as u32));
                     }
                 }
@@ -179,6 +143,18 @@ impl Placement {
     }
 }
 
+/// A server's host and port as NGINX's `chash` splits the `server`
+/// directive's address: the digits after the last `:` are the port (none
+/// when anything else follows it, or there is no `:`).
+fn nginx_host_port(name: &str) -> (&str, &str) {
+    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let cut = name.len() - digits;
+    match name[..cut].strip_suffix(':') {
+        Some(host) => (host, &name[cut..]),
+        None => (name, ""),
+    }
+}
+
 impl FromStr for Placement {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
@@ -201,28 +177,35 @@ mod tests {
             .collect()
     }
 
-    // Regression vectors: point counts, the first points and the owners of
-    // user-1..user-20, captured from this code. They are not an outside
-    // reference. The `nginx` ones are not NGINX's (see the module doc and
-    // `tests/nginx_ring_known_difference.rs`, which holds them against the
-    // repository's `tests/oracles/nginx_chash.py`); the `ketama` ones agree with a
+    // The `nginx` ring is held to the real NGINX by `cargo xtask
+    // conformance` and to the repository's `tests/oracles/nginx_chash.py`
+    // by `tests/nginx_ring_matches_the_oracle.rs`. The `ketama` vectors
+    // are regression vectors captured from this code; they agree with a
     // re-derivation from libketama's `ketama_create_continuum` in Python's
     // hashlib, which is our reading of libketama, not libketama.
     const CONFIG: [&str; 3] = ["10.0.0.1:8080", "10.0.0.2:8080", "10.0.0.3:80"];
 
+    /// The first points real NGINX 1.22 places for this pool.
     #[test]
-    fn nginx_ring_regression_vectors() {
+    fn nginx_ring_begins_where_nginx_does() {
         let (points, bits) = Placement::Nginx.points(&CONFIG, &[1, 2, 1], 0, HashFn::DEFAULT);
         assert_eq!((points.len(), bits), (640, 32));
-        assert_eq!(&points[..3], &[(3_086_562, 1), (18_399_098, 1), (24_216_650, 2)]);
-        assert_eq!(
-            owners(Placement::Nginx, &CONFIG, &[1, 2, 1]),
-            [0, 0, 1, 1, 2, 0, 0, 1, 2, 2, 2, 1, 0, 0, 1, 1, 1, 1, 0, 1]
-        );
-        assert_eq!(
-            owners(Placement::Nginx, &["s1", "s2", "s3", "s4"], &[1; 4]),
-            [0, 3, 1, 1, 0, 3, 2, 0, 1, 3, 1, 2, 3, 3, 1, 0, 1, 0, 2, 0]
-        );
+        assert_eq!(&points[..3], &[(10_773_370, 1), (18_170_467, 0), (26_718_565, 2)]);
+    }
+
+    /// NGINX's split: the digits after the last `:` are the port.
+    #[test]
+    fn nginx_splits_a_port_only_of_digits() {
+        assert_eq!(nginx_host_port("10.0.0.3:80"), ("10.0.0.3", "80"));
+        assert_eq!(nginx_host_port("backend"), ("backend", ""));
+        assert_eq!(nginx_host_port("s1"), ("s1", ""));
+        assert_eq!(nginx_host_port("host:8x"), ("host:8x", ""));
+        assert_eq!(nginx_host_port("host:"), ("host", ""));
+        assert_eq!(nginx_host_port("a:b:9"), ("a:b", "9"));
+        // A `:80` is hashed as written.
+        let with = Placement::Nginx.points(&["10.0.0.3:80"], &[1], 0, HashFn::DEFAULT);
+        let without = Placement::Nginx.points(&["10.0.0.3"], &[1], 0, HashFn::DEFAULT);
+        assert_ne!(with, without);
     }
 
     #[test]
@@ -238,13 +221,5 @@ mod tests {
             owners(Placement::Ketama, &["s1", "s2", "s3", "s4"], &[1; 4]),
             [1, 1, 2, 3, 1, 1, 1, 3, 1, 1, 2, 2, 3, 1, 3, 0, 1, 2, 1, 0]
         );
-    }
-
-    /// Our rule, not NGINX's: NGINX hashes `10.0.0.3:80` with its port.
-    #[test]
-    fn our_nginx_ring_drops_a_port_80_suffix_which_nginx_does_not() {
-        let with = Placement::Nginx.points(&["10.0.0.3:80"], &[1], 0, HashFn::DEFAULT);
-        let without = Placement::Nginx.points(&["10.0.0.3"], &[1], 0, HashFn::DEFAULT);
-        assert_eq!(with, without);
     }
 }

@@ -317,8 +317,8 @@ scenario! {
     /// (NGINX `proxy_next_upstream http_500`).
     #[serde(skip_serializing_if = "is_false")]
     count_5xx: bool = false
-        => ("count-5xx", Integer, 0.0, 1.0, 1.0, Health, "count 5xx as failed (1 = yes)",
-            "1: a 500 counts as failed (NGINX http_500)"),
+        => ("count-5xx", Choice, 0.0, 0.0, 0.0, Health, "count 5xx as failed",
+            "true or false: a 500 counts as failed (NGINX http_500); 1 and 0 read too"),
     /// NGINX `max_fails` (0 = passive checks off).
     #[serde(skip_serializing_if = "is_u32::<1>")]
     max_fails: u32 = 1
@@ -557,12 +557,18 @@ impl FieldValue for f64 {
 }
 
 /// A switch, written 0 or 1 as links and flags carry it.
+/// A switch: `true` or `false`, as JSON writes it; `1` and `0`, the
+/// links' and flags' older form, still read.
 impl FieldValue for bool {
     fn parse(field: &Field, text: &str) -> Result<bool, ScenarioError> {
-        Ok(field.parse_integer(text)? == 1)
+        match text.trim() {
+            "true" | "1" => Ok(true),
+            "false" | "0" => Ok(false),
+            _ => Err(field.error(text)),
+        }
     }
     fn text(&self) -> Option<String> {
-        Some(u32::from(*self).to_string())
+        Some(if *self { "true" } else { "false" }.to_string())
     }
 }
 
