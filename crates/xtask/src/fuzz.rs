@@ -1,8 +1,9 @@
 //! `cargo xtask fuzz [CASES]`: the fuzz harness's long run. The property
 //! tests that `cargo test` runs briefly (hostile links, JSON scenarios,
-//! single fields and remap arguments against the core; the same against
-//! the binary) run here with many cases each, optimized, and the command
-//! says how many cases it tried.
+//! single fields and remap arguments against the core; generated scenarios
+//! run to reports and generated sweeps; the same inputs against the
+//! binary) run here with many cases each, optimized, and the command says
+//! how many cases it tried.
 
 use std::process::Command;
 
@@ -17,8 +18,10 @@ pub fn fuzz(args: &[String]) -> Result<(), String> {
         Some(text) => text.parse().map_err(|_| format!("fuzz: CASES is a whole number, not {text:?}"))?,
         None => DEFAULT_CASES,
     };
-    let runs: [(&str, u64, &[&str]); 2] = [
+    let runs: [(&str, u64, &[&str]); 3] = [
         ("the core", cases, &["-p", "lbsim-core", "--test", "fuzz_inputs"]),
+        // Each case runs a scenario: a hundredth of the cases.
+        ("reports and sweeps", (cases / 100).max(1), &["-p", "lbsim-core", "--test", "fuzz_reports"]),
         ("the binary", (cases / 20).max(1), &["-p", "lbsim-cli", "--test", "cli", "fuzz_the_binary"]),
     ];
     let mut total = 0;

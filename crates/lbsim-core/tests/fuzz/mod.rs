@@ -317,12 +317,18 @@ pub fn valid_value(field: &'static Field, names: &[String]) -> BoxedStrategy<Str
 /// `key=value` pairs a scenario takes together: `servers` (1 to 6) and
 /// any subset of the table's other fields, each with a [`valid_value`],
 /// the servers named `s1`.. or, when the subset holds `names`, by the
-/// names it gives.
+/// names it gives (`names1`.., or addresses `10.0.0.1:8081`..).
 pub fn valid_pairs() -> impl Strategy<Value = Vec<(String, String)>> {
-    (1..=VALID_SERVERS, prop::collection::vec(any::<bool>(), FIELDS.len())).prop_flat_map(|(n, chosen)| {
+    let shape = (1..=VALID_SERVERS, prop::collection::vec(any::<bool>(), FIELDS.len()), any::<bool>());
+    shape.prop_flat_map(|(n, chosen, addresses)| {
         let named = FIELDS.iter().zip(&chosen).any(|(f, &c)| c && f.key == "names");
-        let names: Vec<String> =
-            (1..=n).map(|i| if named { format!("names{i}") } else { format!("s{i}") }).collect();
+        // Names as a config file writes them (`10.0.0.1:8081`) or plain.
+        let name = |i: usize| match (named, addresses) {
+            (true, true) => format!("10.0.0.{i}:808{i}"),
+            (true, false) => format!("names{i}"),
+            _ => format!("s{i}"),
+        };
+        let names: Vec<String> = (1..=n).map(name).collect();
         // The pool's size always: lists and events are per server.
         let values: Vec<BoxedStrategy<(String, String)>> = FIELDS
             .iter()
