@@ -26,6 +26,7 @@
 //! field table); the commands, `run` below `remap` and `sweep` below
 //! `trace`; and this file on top, which no module names.
 
+mod config;
 mod flags;
 mod outcome;
 mod progress;
@@ -68,8 +69,11 @@ enum Command {
     ///
     /// The largest run (1,024 servers, 1,000,000 users, 10,000,000
     /// requests, every rule) took 56 s of CPU and 660 MB; the default one
-    /// a fraction of a second. On a terminal, long runs show a progress bar
-    /// on stderr.
+    /// a fraction of a second. Rules run side by side only while their
+    /// memory fits 1 GiB, so the peak does not grow with the cores (the
+    /// largest run with events: 802 MB at 2 and at 16 threads); a machine
+    /// that cannot give a run's peak refuses it with exit status 2. On a
+    /// terminal, long runs show a progress bar on stderr.
     #[command(allow_hyphen_values = true)]
     Run(run::RunArgs),
     /// Remap keys when a node joins or leaves: ownership before and after,
@@ -96,6 +100,13 @@ enum Command {
     /// Run a scenario across a range of one parameter, on all cores.
     #[command(allow_hyphen_values = true)]
     Sweep(sweep::SweepArgs),
+    /// Print the scenario as NGINX, HAProxy or Envoy configuration: the
+    /// block that realises one rule over its servers, weights, health
+    /// checks, retries and slow start (what the balancer cannot express as
+    /// a comment), or with --full a whole config (NGINX and HAProxy's pass
+    /// `nginx -t` and `haproxy -c`; Envoy's is not run here).
+    #[command(allow_hyphen_values = true)]
+    Config(config::ConfigArgs),
 }
 
 /// clap's own message on one line: the error and its hints, without the
@@ -150,5 +161,6 @@ fn main() -> ExitCode {
         Command::Trace(args) => trace::trace(&args),
         Command::Url(args) => run::url(&args),
         Command::Sweep(args) => sweep::sweep(&args),
+        Command::Config(args) => config::config(&args),
     })
 }

@@ -24,7 +24,8 @@
 //! 2. [`balancer`] (the rules: each gets a [`balancer::Pool`], never a
 //!    scenario) and [`events`] (the events grammar);
 //! 3. [`scenario`]: the type, the one field table, validation;
-//! 4. [`workload`], [`report`], [`theory`], [`remap`], [`cost`];
+//! 4. [`workload`], [`report`], [`theory`], [`remap`], [`cost`], [`config`]
+//!    (the scenario as NGINX, HAProxy or Envoy configuration);
 //! 5. `server`: the server model both engines run on;
 //! 6. [`fleet`]: the event loop of a fleet that changes;
 //! 7. [`engine`]: a run, through the static loop or the fleet's;
@@ -37,6 +38,7 @@ extern crate std;
 
 pub mod balancer;
 pub mod chacha;
+pub mod config;
 pub mod cost;
 pub mod engine;
 pub mod events;

@@ -4,7 +4,9 @@
 //! private prefix (one process, so one balancer's state), sends a bounded
 //! sequence of requests, reads which backend answered each one, and
 //! compares that, request by request, with what `lbsim trace` predicts for
-//! the same pool.
+//! the same pool. The upstream blocks are the ones `lbsim config --for
+//! nginx` writes; and every rule's whole config, NGINX's and HAProxy's,
+//! must pass `nginx -t` and `haproxy -c`.
 //!
 //! The backends are server blocks of the same NGINX that answer their own
 //! `address:port`. NGINX is installed when missing (as root: `apt-get
@@ -24,73 +26,62 @@ use crate::tools::{have, output, root, run, step};
 const BACKENDS: [u16; 7] = [18281, 18282, 18283, 18284, 18285, 18286, 18287];
 const FRONT: u16 = 18301;
 
-/// One comparison: a rule over a pool, the requests' keys (the user whose
-/// `?u=` each request carries; the rule may ignore it), the upstream block
-/// that realises the rule in NGINX, and the `lbsim trace` flags that
-/// predict it.
+/// One comparison: a rule over a pool (the flags `lbsim config` and
+/// `lbsim trace` both take), and how many requests, request i carrying the
+/// key `?user=user-{i+1}` (the rule may ignore it).
 struct Case {
     name: &'static str,
-    /// The upstream block's first lines (the balancing directive), or none
-    /// for NGINX's default, smooth weighted round robin.
-    directive: &'static str,
     weights: &'static [u32],
     picks: usize,
-    trace: &'static [&'static str],
+    flags: &'static [&'static str],
 }
 
 /// The cases: smooth weighted round robin (NGINX's default) for several
-/// weightings, and `hash $arg_u consistent` over four, five and seven
+/// weightings, and `hash $arg_user consistent` over four, five and seven
 /// servers with user-1 .. user-2000 as keys (`lbsim trace` sends pick i to
-/// user i+1, `?u=user-{i+1}` here).
+/// user i+1).
 const CASES: &[Case] = &[
     Case {
         name: "round robin 5,1,1",
-        directive: "",
         weights: &[5, 1, 1],
         picks: 70,
-        trace: &["--algorithm", "round-robin"],
+        flags: &["--algorithm", "round-robin"],
     },
     Case {
         name: "round robin 3,2,1,1,4",
-        directive: "",
         weights: &[3, 2, 1, 1, 4],
         picks: 110,
-        trace: &["--algorithm", "round-robin"],
+        flags: &["--algorithm", "round-robin"],
     },
     Case {
         name: "round robin 1,1,1,1",
-        directive: "",
         weights: &[1, 1, 1, 1],
         picks: 40,
-        trace: &["--algorithm", "round-robin"],
+        flags: &["--algorithm", "round-robin"],
     },
     Case {
         name: "round robin 7,3,2",
-        directive: "",
         weights: &[7, 3, 2],
         picks: 120,
-        trace: &["--algorithm", "round-robin"],
+        flags: &["--algorithm", "round-robin"],
     },
     Case {
-        name: "hash $arg_u consistent, 4 servers",
-        directive: "hash $arg_u consistent;",
+        name: "hash $arg_user consistent, 4 servers",
         weights: &[1, 1, 1, 1],
         picks: 2000,
-        trace: &["--algorithm", "consistent-hash", "--ring", "nginx"],
+        flags: &["--algorithm", "consistent-hash", "--ring", "nginx"],
     },
     Case {
-        name: "hash $arg_u consistent, 5 servers",
-        directive: "hash $arg_u consistent;",
+        name: "hash $arg_user consistent, 5 servers",
         weights: &[1, 1, 1, 1, 1],
         picks: 2000,
-        trace: &["--algorithm", "consistent-hash", "--ring", "nginx"],
+        flags: &["--algorithm", "consistent-hash", "--ring", "nginx"],
     },
     Case {
-        name: "hash $arg_u consistent, 7 servers weighted 2,1,1,3,1,1,1",
-        directive: "hash $arg_u consistent;",
+        name: "hash $arg_user consistent, 7 servers weighted 2,1,1,3,1,1,1",
         weights: &[2, 1, 1, 3, 1, 1, 1],
         picks: 2000,
-        trace: &["--algorithm", "consistent-hash", "--ring", "nginx"],
+        flags: &["--algorithm", "consistent-hash", "--ring", "nginx"],
     },
 ];
 
@@ -101,7 +92,7 @@ fn address(port: u16) -> String {
 /// Runs every case against the real NGINX.
 pub fn conformance() -> Result<(), String> {
     step("conformance: the real NGINX against lbsim trace, request by request");
-    if !ensure_nginx()? {
+    if !ensure(&nginx_path().to_string_lossy(), "nginx-light", "-v")? {
         return Ok(());
     }
     run("cargo", &["build", "-q", "-p", "lbsim-cli"])?;
@@ -110,7 +101,7 @@ pub fn conformance() -> Result<(), String> {
     let prefix = target.join("conformance/nginx");
     let _ = std::fs::remove_dir_all(&prefix);
     std::fs::create_dir_all(prefix.join("logs")).map_err(|e| e.to_string())?;
-    std::fs::write(prefix.join("nginx.conf"), config(&prefix)).map_err(|e| e.to_string())?;
+    std::fs::write(prefix.join("nginx.conf"), config(&prefix, &lbsim)?).map_err(|e| e.to_string())?;
     let mut nginx = Running::start(&prefix)?;
     let mut agree = 0;
     for (i, case) in CASES.iter().enumerate() {
@@ -140,12 +131,65 @@ pub fn conformance() -> Result<(), String> {
     }
     nginx.stop();
     eprintln!("nginx: {agree} agree");
+    configs_pass_their_checks(&lbsim, &target.join("conformance"))
+}
+
+/// Every rule's whole config, with health checks, retries, 5xx counting
+/// and slow start set, passes `nginx -t` and `haproxy -c`.
+fn configs_pass_their_checks(lbsim: &Path, dir: &Path) -> Result<(), String> {
+    let haproxy = ensure("haproxy", "haproxy", "-v")?;
+    let lbsim = lbsim.to_string_lossy();
+    let mut checked = 0;
+    for rule in lbsim_core::AlgorithmId::ALL {
+        let flags = [
+            "config",
+            "--full",
+            "--algorithm",
+            rule.id(),
+            "--weights",
+            "2,1,1,3",
+            "--retries",
+            "2",
+            "--count-5xx",
+            "true",
+            "--max-fails",
+            "3",
+            "--fail-timeout-ms",
+            "1500",
+            "--check-ms",
+            "2000",
+            "--check",
+            "http",
+            "--slow-start-ms",
+            "5000",
+            "--for",
+        ];
+        let nginx_conf = dir.join("check-nginx.conf");
+        let text = output(&lbsim, &[&flags[..], &["nginx"]].concat(), None)?;
+        std::fs::write(&nginx_conf, text).map_err(|e| e.to_string())?;
+        let conf = nginx_conf.to_string_lossy();
+        let globals = format!("pid {}/check.pid; error_log {}/check.err;", dir.display(), dir.display());
+        output(&nginx_path().to_string_lossy(), &["-q", "-t", "-c", &conf, "-g", &globals], None)
+            .map_err(|e| format!("lbsim config --for nginx --algorithm {}: nginx -t: {e}", rule.id()))?;
+        checked += 1;
+        if haproxy {
+            let cfg = dir.join("check-haproxy.cfg");
+            let text = output(&lbsim, &[&flags[..], &["haproxy"]].concat(), None)?;
+            std::fs::write(&cfg, text).map_err(|e| e.to_string())?;
+            output("haproxy", &["-q", "-c", "-f", &cfg.to_string_lossy()], None).map_err(|e| {
+                format!("lbsim config --for haproxy --algorithm {}: haproxy -c: {e}", rule.id())
+            })?;
+            checked += 1;
+        }
+    }
+    eprintln!("configs: {checked} pass nginx -t and haproxy -c");
     Ok(())
 }
 
 /// The whole config: one process, paths under `prefix`, the backends, and
-/// one balancer per case.
-fn config(prefix: &Path) -> String {
+/// one balancer per case, its upstream block the one `lbsim config --for
+/// nginx` writes for the case.
+fn config(prefix: &Path, lbsim: &Path) -> Result<String, String> {
     let p = prefix.display();
     let mut out = format!(
         "master_process off;\nworker_processes 1;\ndaemon off;\npid {p}/nginx.pid;\nerror_log {p}/logs/error.log warn;\n\
@@ -157,27 +201,36 @@ fn config(prefix: &Path) -> String {
         out += &format!("  server {{ listen {a}; return 200 \"{a}\"; }}\n", a = address(port));
     }
     for (i, case) in CASES.iter().enumerate() {
-        out += &format!("  upstream case{i} {{\n    {}\n", case.directive);
-        for (&port, &w) in BACKENDS.iter().zip(case.weights) {
-            out += &format!("    server {} weight={w};\n", address(port));
-        }
+        let block = run_lbsim(lbsim, "config", case, &["--for", "nginx"])?;
+        // The block alone (its comments say what goes in the server block).
+        let upstream: String =
+            block.lines().take_while(|l| !l.starts_with('}')).map(|l| format!("  {l}\n")).collect();
+        out += &upstream.replacen("upstream lbsim", &format!("upstream case{i}"), 1);
         out += &format!(
             "  }}\n  server {{ listen {}; location / {{ proxy_pass http://case{i}; }} }}\n",
             address(FRONT + i as u16)
         );
     }
-    out + "}\n"
+    Ok(out + "}\n")
+}
+
+/// `lbsim COMMAND` for a case's pool: its flags, the backends as names,
+/// its weights, and `extra`.
+fn run_lbsim(lbsim: &Path, command: &str, case: &Case, extra: &[&str]) -> Result<String, String> {
+    let names: Vec<String> = BACKENDS.iter().take(case.weights.len()).map(|&p| address(p)).collect();
+    let weights: Vec<String> = case.weights.iter().map(u32::to_string).collect();
+    let (names, weights, servers) = (names.join(","), weights.join(","), case.weights.len().to_string());
+    let mut args: Vec<&str> = vec![command];
+    args.extend(case.flags);
+    args.extend(["--servers", &servers, "--names", &names, "--weights", &weights]);
+    args.extend(extra);
+    output(&lbsim.to_string_lossy(), &args, None)
 }
 
 /// What `lbsim trace` predicts for a case: the server of each pick.
 fn predict(lbsim: &Path, case: &Case) -> Result<Vec<String>, String> {
-    let names: Vec<String> = BACKENDS.iter().take(case.weights.len()).map(|&p| address(p)).collect();
-    let weights: Vec<String> = case.weights.iter().map(u32::to_string).collect();
-    let (names, weights, picks) = (names.join(","), weights.join(","), case.picks.to_string());
-    let mut args: Vec<&str> = vec!["trace"];
-    args.extend(case.trace);
-    args.extend(["--names", &names, "--weights", &weights, "--picks", &picks, "--format", "json"]);
-    let text = output(&lbsim.to_string_lossy(), &args, None)?;
+    let picks = case.picks.to_string();
+    let text = run_lbsim(lbsim, "trace", case, &["--picks", &picks, "--format", "json"])?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("lbsim trace: {e}"))?;
     let picks = json["picks"].as_array().ok_or("lbsim trace printed no picks")?;
     Ok(picks.iter().map(|p| p.as_str().unwrap_or_default().to_string()).collect())
@@ -224,9 +277,9 @@ impl Running {
     }
 
     /// The backend that answers each of `n` requests to `front`, request i
-    /// carrying `?u=user-{i+1}`.
+    /// carrying `?user=user-{i+1}`.
     fn sequence(&mut self, front: u16, n: usize) -> Result<Vec<String>, String> {
-        (1..=n).map(|user| get(front, &format!("/?u=user-{user}"))).collect()
+        (1..=n).map(|user| get(front, &format!("/?user=user-{user}"))).collect()
     }
 
     fn stop(&mut self) {
@@ -267,22 +320,23 @@ fn nginx_path() -> PathBuf {
         .unwrap_or("nginx".into())
 }
 
-/// NGINX, installed if missing; `false`: not to be had here (skipped,
-/// loudly), an error under CI.
-fn ensure_nginx() -> Result<bool, String> {
-    if have(&nginx_path().to_string_lossy(), "-v") {
+/// `program` (`version` prints its version), installed from Debian's
+/// `package` if missing; `false`: not to be had here (skipped, loudly),
+/// an error under CI.
+fn ensure(program: &str, package: &str, version: &str) -> Result<bool, String> {
+    if have(program, version) {
         return Ok(true);
     }
-    step("installing nginx-light (apt-get, once; its service is not started)");
-    let installed = install_without_starting("nginx-light");
-    if installed.is_ok() && have(&nginx_path().to_string_lossy(), "-v") {
+    step(&format!("installing {package} (apt-get, once; its service is not started)"));
+    let installed = install_without_starting(package);
+    if installed.is_ok() && have(program, version) {
         return Ok(true);
     }
-    let why = installed.err().unwrap_or_else(|| "nginx still does not run".into());
+    let why = installed.err().unwrap_or_else(|| format!("{program} still does not run"));
     if std::env::var("CI").is_ok_and(|v| v == "true") {
-        return Err(format!("conformance: NGINX is needed in CI and could not be installed: {why}"));
+        return Err(format!("conformance: {package} is needed in CI and could not be installed: {why}"));
     }
-    eprintln!("\n!!! conformance SKIPPED: NGINX could not be installed here ({why}); CI runs it\n");
+    eprintln!("\n!!! conformance SKIPPED ({package}): it could not be installed here ({why}); CI runs it\n");
     Ok(false)
 }
 

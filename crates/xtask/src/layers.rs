@@ -38,8 +38,9 @@ const LAYERS: &[Layers] = &[
             &["balancer", "events"],
             // The scenario: its type, the one field table, validation.
             &["scenario"],
-            // What a scenario draws and what a run reports; formulas; remapping.
-            &["workload", "report", "theory", "remap", "cost"],
+            // What a scenario draws and what a run reports; formulas; remapping;
+            // the scenario as a real balancer's config.
+            &["workload", "report", "theory", "remap", "cost", "config"],
             // The server model both engines run on.
             &["server"],
             // The fleet's event loop, then the engine that runs either loop.
@@ -61,7 +62,7 @@ const LAYERS: &[Layers] = &[
             // The commands, the ones that share run's output first.
             &["run"],
             &["remap", "sweep"],
-            &["trace"],
+            &["trace", "config"],
             &["crate"],
         ],
     },

@@ -1,0 +1,397 @@
+//! The scenario as a real balancer's configuration (`lbsim config`): the
+//! NGINX `upstream` block, the HAProxy `backend` or the Envoy cluster that
+//! realises one rule over the scenario's servers, weights, health checks,
+//! retries and slow start. What the balancer cannot express is written as
+//! a comment, never dropped: a reader sees what their balancer would not
+//! do. The hash key is the user id, from a query argument (`user`) or a
+//! header.
+//!
+//! Servers named as addresses (`10.0.0.1:8080`) keep their names; others
+//! (`s1`) become `127.0.0.1:8081`, `127.0.0.1:8082`, ... with the name as
+//! a comment, so every output is a config the program takes (`nginx -t`,
+//! `haproxy -c`; Envoy's is not run here).
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt::Write;
+
+use crate::balancer::placement::Placement;
+use crate::balancer::AlgorithmId;
+use crate::scenario::{CheckKind, Scenario};
+
+/// The balancers a scenario can be written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Balancer {
+    /// NGINX 1.22 open source (`nginx-light`).
+    Nginx,
+    /// HAProxy 2.6.
+    Haproxy,
+    /// Envoy (a cluster in YAML).
+    Envoy,
+}
+
+impl Balancer {
+    /// Every balancer, as `--for` lists them.
+    pub const ALL: [Balancer; 3] = [Balancer::Nginx, Balancer::Haproxy, Balancer::Envoy];
+
+    /// The balancer's name in `--for`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Balancer::Nginx => "nginx",
+            Balancer::Haproxy => "haproxy",
+            Balancer::Envoy => "envoy",
+        }
+    }
+}
+
+impl core::str::FromStr for Balancer {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Balancer, ()> {
+        Balancer::ALL.into_iter().find(|b| b.id() == s).ok_or(())
+    }
+}
+
+/// Where the hash key comes from: a query argument or a request header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// `?NAME=...`
+    Arg(String),
+    /// A header `NAME: ...`.
+    Header(String),
+}
+
+impl Key {
+    /// Reads `arg:NAME` or `header:NAME` (NAME of letters, digits, `-`
+    /// and `_`).
+    pub fn parse(text: &str) -> Option<Key> {
+        let (kind, name) = text.split_once(':')?;
+        let fine =
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        match kind {
+            "arg" if fine => Some(Key::Arg(name.to_string())),
+            "header" if fine => Some(Key::Header(name.to_string())),
+            _ => None,
+        }
+    }
+}
+
+/// What to write: for which balancer, which rule, whether a whole config
+/// file (listening on `port`) or the block alone, the hash key.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The balancer.
+    pub balancer: Balancer,
+    /// The rule.
+    pub rule: AlgorithmId,
+    /// A whole runnable config rather than the block.
+    pub full: bool,
+    /// The hash key's source.
+    pub key: Key,
+    /// The port a whole config listens on.
+    pub port: u16,
+}
+
+/// The servers' addresses, and the comment a renamed one carries.
+fn addresses(scenario: &Scenario) -> Vec<(String, Option<String>)> {
+    (0..scenario.servers as usize)
+        .map(|i| {
+            let name = scenario.server_name(i);
+            let is_address = name.rsplit_once(':').is_some_and(|(host, port)| {
+                !host.is_empty() && !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+            });
+            if is_address {
+                (name, None)
+            } else {
+                (format!("127.0.0.1:{}", 8081 + i), Some(name))
+            }
+        })
+        .collect()
+}
+
+/// Milliseconds as NGINX and HAProxy write a time: `10s` when whole
+/// seconds, else `1500ms`.
+fn time(ms: u32) -> String {
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// The configuration `request` asks for.
+pub fn write(scenario: &Scenario, request: &Request) -> String {
+    match request.balancer {
+        Balancer::Nginx => nginx(scenario, request),
+        Balancer::Haproxy => haproxy(scenario, request),
+        Balancer::Envoy => envoy(scenario, request),
+    }
+}
+
+/// What the scenario asks that the balancer does not do, as comment lines
+/// (without the comment sign).
+fn unexpressed(scenario: &Scenario, balancer: Balancer) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut not = |yes: bool, what: &str| {
+        if yes {
+            out.push(what.to_string());
+        }
+    };
+    match balancer {
+        Balancer::Nginx => {
+            not(
+                scenario.check_ms > 0,
+                "active health checks (check-ms): NGINX Plus's health_check, not open-source NGINX",
+            );
+            not(
+                scenario.slow_start_ms > 0,
+                "slow start (slow-start-ms): NGINX Plus's slow_start, not open-source NGINX",
+            );
+            not(
+                scenario.outlier_5xx > 0,
+                "outlier detection (outlier-5xx): Envoy's; NGINX's passive checks are max_fails",
+            );
+        }
+        Balancer::Haproxy => {
+            not(scenario.outlier_5xx > 0, "outlier detection (outlier-5xx): Envoy's; HAProxy's nearest is observe layer7 with error-limit");
+            not(
+                scenario.max_fails > 0 && scenario.count_5xx,
+                "count-5xx with passive checks: NGINX's max_fails/fail_timeout",
+            );
+        }
+        Balancer::Envoy => {
+            not(
+                scenario.max_fails > 0 && scenario.count_5xx,
+                "NGINX's max_fails/fail_timeout: Envoy's nearest is outlier detection",
+            );
+        }
+    }
+    not(scenario.warmup_ms > 0, "warm-up (warmup-ms): the servers' own, not the balancer's");
+    not(scenario.balancers > 1, "balancer copies (balancers): run that many instances of this config");
+    out
+}
+
+fn nginx(scenario: &Scenario, request: &Request) -> String {
+    let key = match &request.key {
+        Key::Arg(name) => format!("$arg_{name}"),
+        Key::Header(name) => format!("$http_{}", name.to_ascii_lowercase().replace('-', "_")),
+    };
+    let mut notes = unexpressed(scenario, Balancer::Nginx);
+    let directive = match request.rule {
+        AlgorithmId::RoundRobin => String::new(),
+        AlgorithmId::LeastConnections => "least_conn;".into(),
+        AlgorithmId::Random => "random;".into(),
+        AlgorithmId::PowerOfTwo => "random two least_conn;".into(),
+        AlgorithmId::UserHash => {
+            notes.push("lbsim's user-hash is FNV-1a mod N; NGINX's hash (no consistent) places keys by its own CRC-32 form".into());
+            format!("hash {key};")
+        }
+        AlgorithmId::ConsistentHash => {
+            if scenario.ring != Placement::Nginx {
+                notes.push(
+                    "lbsim predicts this ring with ring=nginx (--ring nginx); the scenario's ring differs"
+                        .into(),
+                );
+            }
+            format!("hash {key} consistent;")
+        }
+        other => {
+            notes.push(format!("{}: not in NGINX; round robin is written instead", other.id()));
+            String::new()
+        }
+    };
+    let mut block = String::from("upstream lbsim {\n");
+    for note in &notes {
+        let _ = writeln!(block, "    # {note}");
+    }
+    if !directive.is_empty() {
+        let _ = writeln!(block, "    {directive}");
+    }
+    for (i, (address, renamed)) in addresses(scenario).iter().enumerate() {
+        let mut line = format!("    server {address}");
+        if scenario.weight(i) != 1 {
+            let _ = write!(line, " weight={}", scenario.weight(i));
+        }
+        // NGINX's defaults are max_fails=1 fail_timeout=10s.
+        if scenario.max_fails != 1 {
+            let _ = write!(line, " max_fails={}", scenario.max_fails);
+        }
+        if scenario.fail_timeout_ms != 10_000 {
+            // NGINX counts the timeout in whole seconds.
+            let _ = write!(line, " fail_timeout={}s", scenario.fail_timeout_ms.div_ceil(1000));
+        }
+        line.push(';');
+        if let Some(name) = renamed {
+            let _ = write!(line, "  # {name}");
+        }
+        block += &line;
+        block.push('\n');
+    }
+    block += "}\n";
+    let mut next = String::from("error timeout");
+    if scenario.count_5xx {
+        next += " http_500";
+    }
+    let location = format!(
+        "        location / {{\n            proxy_pass http://lbsim;\n            proxy_next_upstream {next};\n            \
+         proxy_next_upstream_tries {};\n        }}\n",
+        scenario.retries + 1
+    );
+    if !request.full {
+        return block
+            + "# in the server block:\n"
+            + &location.lines().map(|l| format!("# {}\n", l.get(8..).unwrap_or(l))).collect::<String>();
+    }
+    let indented: String = block.lines().map(|l| format!("    {l}\n")).collect();
+    format!(
+        "# lbsim config --for nginx --full: one process, listening on 127.0.0.1:{port}\n\
+         worker_processes 1;\nevents {{ worker_connections 1024; }}\nhttp {{\n{indented}    server {{\n        \
+         listen 127.0.0.1:{port};\n{location}    }}\n}}\n",
+        port = request.port
+    )
+}
+
+fn haproxy(scenario: &Scenario, request: &Request) -> String {
+    let mut notes = unexpressed(scenario, Balancer::Haproxy);
+    let source = match &request.key {
+        Key::Arg(name) => format!("url_param {name}"),
+        Key::Header(name) => format!("hdr({name})"),
+    };
+    let (balance, hashing): (String, Option<String>) = match request.rule {
+        AlgorithmId::RoundRobin => ("roundrobin".into(), None),
+        AlgorithmId::LeastConnections => ("leastconn".into(), None),
+        AlgorithmId::Random => ("random(1)".into(), None),
+        AlgorithmId::PowerOfTwo => ("random(2)".into(), None),
+        AlgorithmId::UserHash => (source.clone(), Some("hash-type map-based".into())),
+        AlgorithmId::ConsistentHash => (source.clone(), Some("hash-type consistent".into())),
+        AlgorithmId::BoundedLoad => (
+            source.clone(),
+            Some(format!("hash-type consistent\n    hash-balance-factor {}", scenario.balance_factor)),
+        ),
+        other => {
+            notes.push(format!("{}: not in HAProxy; round robin is written instead", other.id()));
+            ("roundrobin".into(), None)
+        }
+    };
+    let mut block = String::from("backend lbsim\n");
+    for note in &notes {
+        let _ = writeln!(block, "    # {note}");
+    }
+    let _ = writeln!(block, "    balance {balance}");
+    if let Some(h) = hashing {
+        let _ = writeln!(block, "    {h}");
+    }
+    if scenario.retries > 0 {
+        let _ = writeln!(block, "    retries {}\n    option redispatch", scenario.retries);
+        if scenario.count_5xx {
+            let _ = writeln!(block, "    retry-on conn-failure empty-response 500");
+        }
+    }
+    if scenario.check_ms > 0 && scenario.check == CheckKind::Http {
+        let _ = writeln!(block, "    option httpchk GET /");
+    }
+    for (i, (address, renamed)) in addresses(scenario).iter().enumerate() {
+        let name = renamed.clone().unwrap_or_else(|| format!("s{}", i + 1));
+        let mut line = format!("    server {name} {address} weight {}", scenario.weight(i));
+        if scenario.check_ms > 0 {
+            let _ = write!(
+                line,
+                " check inter {} fall {} rise {}",
+                time(scenario.check_ms),
+                scenario.fall,
+                scenario.rise
+            );
+        }
+        if scenario.slow_start_ms > 0 {
+            let _ = write!(line, " slowstart {}", time(scenario.slow_start_ms));
+        }
+        block += &line;
+        block.push('\n');
+    }
+    if !request.full {
+        return block;
+    }
+    format!(
+        "# lbsim config --for haproxy --full: listening on 127.0.0.1:{port}\nglobal\n    nbthread 1\n\n\
+         defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n\n\
+         frontend lbsim_front\n    bind 127.0.0.1:{port}\n    default_backend lbsim\n\n{block}",
+        port = request.port
+    )
+}
+
+fn envoy(scenario: &Scenario, request: &Request) -> String {
+    let mut notes = unexpressed(scenario, Balancer::Envoy);
+    notes.insert(0, "not run here: Envoy cannot be installed on these machines".into());
+    let policy = match request.rule {
+        AlgorithmId::RoundRobin => "ROUND_ROBIN",
+        AlgorithmId::LeastRequest | AlgorithmId::PowerOfTwo => "LEAST_REQUEST",
+        AlgorithmId::Random => "RANDOM",
+        AlgorithmId::ConsistentHash => "RING_HASH",
+        AlgorithmId::Maglev => "MAGLEV",
+        other => {
+            notes.push(format!("{}: not in Envoy; ROUND_ROBIN is written instead", other.id()));
+            "ROUND_ROBIN"
+        }
+    };
+    let mut out = String::new();
+    for note in &notes {
+        let _ = writeln!(out, "# {note}");
+    }
+    if matches!(policy, "RING_HASH" | "MAGLEV") {
+        let key = match &request.key {
+            Key::Arg(name) => format!("query_parameter: {{ name: {name} }}"),
+            Key::Header(name) => format!("header: {{ header_name: {name} }}"),
+        };
+        let _ = writeln!(out, "# the route hashes on the key: hash_policy: [ {{ {key} }} ]");
+    }
+    let _ = writeln!(out, "name: lbsim\nconnect_timeout: 5s\ntype: STATIC\nlb_policy: {policy}");
+    if scenario.slow_start_ms > 0 && matches!(policy, "ROUND_ROBIN" | "LEAST_REQUEST") {
+        let config =
+            if policy == "ROUND_ROBIN" { "round_robin_lb_config" } else { "least_request_lb_config" };
+        let _ = writeln!(
+            out,
+            "{config}:\n  slow_start_config:\n    slow_start_window: {}\n    aggression: {{ default_value: {}, runtime_key: lbsim }}",
+            time(scenario.slow_start_ms),
+            scenario.slow_start_aggression
+        );
+    }
+    if scenario.outlier_5xx > 0 {
+        let _ = writeln!(
+            out,
+            "outlier_detection:\n  consecutive_5xx: {}\n  base_ejection_time: {}\n  max_ejection_percent: {}",
+            scenario.outlier_5xx,
+            time(scenario.ejection_ms),
+            scenario.max_ejection
+        );
+    }
+    if scenario.check_ms > 0 {
+        let check = match scenario.check {
+            CheckKind::Http => "http_health_check: { path: / }",
+            CheckKind::Tcp => "tcp_health_check: {}",
+        };
+        let _ = writeln!(
+            out,
+            "health_checks:\n- timeout: 1s\n  interval: {}\n  unhealthy_threshold: {}\n  healthy_threshold: {}\n  {check}",
+            time(scenario.check_ms),
+            scenario.fall,
+            scenario.rise
+        );
+    }
+    out += "load_assignment:\n  cluster_name: lbsim\n  endpoints:\n  - lb_endpoints:\n";
+    for (i, (address, renamed)) in addresses(scenario).iter().enumerate() {
+        let (host, port) = address.rsplit_once(':').unwrap_or((address, "80"));
+        let comment = renamed.as_ref().map(|n| format!("  # {n}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    - load_balancing_weight: {}{comment}\n      endpoint: {{ address: {{ socket_address: {{ address: {host}, port_value: {port} }} }} }}",
+            scenario.weight(i)
+        );
+    }
+    if request.full {
+        out.insert_str(
+            0,
+            "# lbsim config --for envoy --full: the cluster; Envoy's listener is left to the reader\n",
+        );
+    }
+    out
+}
