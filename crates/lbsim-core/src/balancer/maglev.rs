@@ -189,6 +189,39 @@ mod tests {
         assert_eq!(after, [0, 0, 0, 0, 2, 2, 2]);
     }
 
+    /// Envoy's own expected tables (`test/common/upstream/maglev_lb_test.cc`,
+    /// tests `Basic`, `BasicWithHostName` and `Weighted`): Envoy takes a
+    /// host's offset and skip from `xxHash64` of its address (or hostname)
+    /// with seeds 0 and 1, and `chooseHost` reads `table[hash % size]` for
+    /// the raw key hash `i`. Our population over those permutations must
+    /// give Envoy's tables entry for entry (our own permutations hash the
+    /// name and `"{name}#skip"` instead: see the module doc).
+    #[test]
+    fn the_population_gives_envoys_expected_tables() {
+        let envoy = |keys: &[&str], m: u64| -> Vec<(u64, u64)> {
+            keys.iter()
+                .map(|k| {
+                    let (h1, h2) = (
+                        xxhash_rust::xxh64::xxh64(k.as_bytes(), 0),
+                        xxhash_rust::xxh64::xxh64(k.as_bytes(), 1),
+                    );
+                    (h1 % m, h2 % (m - 1) + 1)
+                })
+                .collect()
+        };
+        let addresses =
+            ["127.0.0.1:90", "127.0.0.1:91", "127.0.0.1:92", "127.0.0.1:93", "127.0.0.1:94", "127.0.0.1:95"];
+        assert_eq!(populate(&envoy(&addresses, 7), 7), [2, 4, 0, 1, 5, 0, 3], "Basic");
+        let hostnames = ["90", "91", "92", "93", "94", "95"];
+        assert_eq!(populate(&envoy(&hostnames, 7), 7), [2, 5, 0, 3, 4, 1, 0], "BasicWithHostName");
+        let weighted = populate_weighted(&envoy(&addresses[..2], 17), &[1, 2], 17);
+        assert_eq!(weighted, [1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1], "Weighted");
+        // chooseHost(i) for i in 0..3 x size reads table[i mod size].
+        let table = populate(&envoy(&addresses, 7), 7);
+        let picks: Vec<usize> = (0..21).map(|i| Maglev::lookup(&table, i)).collect();
+        assert!(picks.iter().enumerate().all(|(i, &p)| p == table[i % 7] as usize), "{picks:?}");
+    }
+
     /// Envoy's weighted turns re-derived by hand on the paper's Table 1
     /// permutations, weights 3, 1, 1 (the largest 3): B0 takes a turn every
     /// round, B1 and B2 when `round x 1 >= target` (rounds 1 and 3).
