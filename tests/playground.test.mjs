@@ -120,11 +120,12 @@ test("a fleet link shows the errors column and the fleet's plots, with the numbe
   // Retries add their column; a scenario without events hides the fleet's plots again.
   // (A 500 is retried only when it counts as failed, as NGINX's http_500.)
   await page.locator("#health-group summary").click();
-  for (const [key, value] of [["count-5xx", "1"], ["retries", "1"]]) {
-    await page.locator(`input[name=${key}]`).fill(value);
-    await page.locator(`input[name=${key}]`).press("Enter");
-    await page.waitForFunction((k) => location.hash.includes(k), `${key}=${value}`);
-  }
+  // count-5xx is a yes/no choice (true or false in the link).
+  await page.selectOption("select[name=count-5xx]", "true");
+  await page.waitForFunction(() => location.hash.includes("count-5xx=true"));
+  await page.locator("input[name=retries]").fill("1");
+  await page.locator("input[name=retries]").press("Enter");
+  await page.waitForFunction(() => location.hash.includes("retries=1"));
   await ready(page);
   await page.waitForFunction(() => !document.querySelector('#results thead th[data-key=retries]').hidden);
   assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ events: "20s:s3:fail", "count-5xx": true, retries: 1 })));
