@@ -66,7 +66,7 @@ pub fn within_memory<T: Send>(
     peak: u64,
     work: impl FnOnce() -> T + Send,
 ) -> Result<T, Failure> {
-    let megabytes = peak.div_ceil(1 << 20);
+    let megabytes = peak.div_ceil(1_000_000);
     let refused = || {
         Failure::Input(format!(
             "requests: {} need about {megabytes} MB at once ({} at a time), more than this machine gives; \
@@ -83,6 +83,13 @@ pub fn within_memory<T: Send>(
         .build()
         .map_err(|e| Failure::Input(format!("threads: {e}")))?;
     Ok(pool.install(work))
+}
+
+/// The threads rayon would use (`RAYON_NUM_THREADS`, else the cores),
+/// read without starting its global pool.
+pub fn threads() -> u64 {
+    let set = std::env::var("RAYON_NUM_THREADS").ok().and_then(|t| t.parse::<u64>().ok()).filter(|&t| t > 0);
+    set.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64))
 }
 
 /// Arrivals a rule takes between two moves of the progress bar.
@@ -192,7 +199,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let picks = scenario.requests * rules;
     let progress = progress::bar(picks, "requests", "run".to_string(), cost::run(&scenario).is_long());
     let memory = cost::memory(&scenario);
-    let at_once = memory.rules_within(MEMORY_BUDGET, rules.min(rayon::current_num_threads() as u64));
+    let at_once = memory.rules_within(MEMORY_BUDGET, rules.min(threads()));
     let report = within_memory(&scenario, at_once, memory.peak(at_once), || simulate(&scenario, &progress))??;
     progress.finish_and_clear();
     let end = report.end_ms();

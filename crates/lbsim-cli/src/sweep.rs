@@ -2,9 +2,8 @@
 //! run on all cores, one row per value and algorithm.
 
 use clap::{Args, ValueEnum};
-use indicatif::ProgressBar;
 use lbsim_core::sweep::{numeric_fields, Sweep};
-use lbsim_core::{cost, url};
+use lbsim_core::{cost, url, Prepared, Scenario, ScenarioError};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -13,7 +12,7 @@ use lbsim_core::report::Headline;
 
 use crate::outcome::{bad, complain, print, Failure};
 use crate::progress;
-use crate::run::{json_line, simulate, within_memory, MEMORY_BUDGET};
+use crate::run::{json_line, threads, within_memory, MEMORY_BUDGET};
 
 /// Most values one sweep runs.
 const MAX_VALUES: usize = 1000;
@@ -62,6 +61,14 @@ struct SweepReport {
     rows: Vec<Row>,
 }
 
+/// One value's rows: its rules one after another (the same numbers as a
+/// parallel run: every rule draws from its own stream).
+fn one_value(scenario: &Scenario) -> Result<Vec<Headline>, ScenarioError> {
+    let prepared = Prepared::new(scenario)?;
+    let results = prepared.scenario().algorithms.iter().map(|&a| prepared.run_one(a)).collect();
+    Ok(prepared.report(results).results.iter().map(Headline::from).collect())
+}
+
 pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
     // The flag, else the link's sweep (the page's sweep view shares it).
     let range = match &args.param {
@@ -76,21 +83,22 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
         complain(&note);
     }
     let progress = progress::bar(scenarios.len() as u64, "values", format!("sweep {}", range.key), true);
-    // Values and, within each, algorithms run in parallel; rayon shares the
-    // threads among them. Each report shrinks to its rows as soon as it is
-    // made, so memory holds the rows and, per thread, at most one value's
-    // workload and one rule in flight: as many threads as the largest
-    // value's share and rule fit in the budget.
-    let largest = scenarios.iter().map(|s| cost::memory(s).peak(1)).max().unwrap_or(0);
-    let threads = (MEMORY_BUDGET / largest.max(1)).clamp(1, rayon::current_num_threads() as u64);
-    let widest = scenarios.iter().max_by_key(|s| cost::memory(s).peak(1)).unwrap_or(&base);
+    // Values run in parallel, each value's rules one after another on its
+    // thread (rules run in parallel inside a value would let a waiting
+    // thread start another value's workload). Each report shrinks to its
+    // rows as soon as it is made, so memory holds the rows and, per
+    // thread, one value's workload and one rule in flight: as many threads
+    // as the largest value's share and rule fit in the budget.
+    let peaks: Vec<u64> = scenarios.iter().map(|s| cost::memory(s).peak(1)).collect();
+    let (widest, largest) = peaks.iter().copied().enumerate().max_by_key(|&(_, p)| p).unwrap_or((0, 0));
+    let threads = (MEMORY_BUDGET / largest.max(1)).clamp(1, threads());
+    let widest = scenarios.get(widest).unwrap_or(&base);
     let summaries: Vec<Vec<Headline>> =
         within_memory(widest, threads, largest.saturating_mul(threads), || {
             scenarios
                 .par_iter()
                 .map(|scenario| {
-                    let rows = simulate(scenario, &ProgressBar::hidden())
-                        .map(|report| report.results.iter().map(Headline::from).collect());
+                    let rows = one_value(scenario);
                     progress.inc(1);
                     rows
                 })

@@ -137,6 +137,8 @@ fn unexpressed(scenario: &Scenario, balancer: Balancer) -> Vec<String> {
             out.push(what.to_string());
         }
     };
+    // Passive checks act only on a fleet that fails.
+    let passive = scenario.max_fails > 0 && !scenario.events.0.is_empty();
     match balancer {
         Balancer::Nginx => {
             not(
@@ -154,20 +156,26 @@ fn unexpressed(scenario: &Scenario, balancer: Balancer) -> Vec<String> {
         }
         Balancer::Haproxy => {
             not(scenario.outlier_5xx > 0, "outlier detection (outlier-5xx): Envoy's; HAProxy's nearest is observe layer7 with error-limit");
+            not(passive, "passive checks (max-fails, fail-timeout-ms): NGINX's; HAProxy's nearest is observe layer4 with error-limit");
             not(
-                scenario.max_fails > 0 && scenario.count_5xx,
-                "count-5xx with passive checks: NGINX's max_fails/fail_timeout",
+                scenario.weights.iter().any(|&w| w > 256),
+                "weights above 256: HAProxy's largest, written as 256",
             );
         }
         Balancer::Envoy => {
             not(
-                scenario.max_fails > 0 && scenario.count_5xx,
-                "NGINX's max_fails/fail_timeout: Envoy's nearest is outlier detection",
+                passive,
+                "passive checks (max-fails, fail-timeout-ms): NGINX's; Envoy's nearest is outlier detection",
             );
+            not(scenario.retries > 0, "retries: on the route, retry_policy { num_retries, retry_on: connect-failure (and 5xx with count-5xx) }");
         }
     }
     not(scenario.warmup_ms > 0, "warm-up (warmup-ms): the servers' own, not the balancer's");
     not(scenario.balancers > 1, "balancer copies (balancers): run that many instances of this config");
+    not(
+        addresses(scenario).iter().any(|(_, renamed)| renamed.is_some()),
+        "servers not named as addresses are written as 127.0.0.1:8081..; a hashing balancer hashes those, so name them as your config does (--names) for lbsim's prediction to hold",
+    );
     out
 }
 
@@ -292,7 +300,7 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
     }
     for (i, (address, renamed)) in addresses(scenario).iter().enumerate() {
         let name = renamed.clone().unwrap_or_else(|| format!("s{}", i + 1));
-        let mut line = format!("    server {name} {address} weight {}", scenario.weight(i));
+        let mut line = format!("    server {name} {address} weight {}", scenario.weight(i).min(256));
         if scenario.check_ms > 0 {
             let _ = write!(
                 line,
@@ -321,7 +329,7 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
 
 fn envoy(scenario: &Scenario, request: &Request) -> String {
     let mut notes = unexpressed(scenario, Balancer::Envoy);
-    notes.insert(0, "not run here: Envoy cannot be installed on these machines".into());
+    notes.insert(0, "not checked against Envoy itself: lbsim's tests run NGINX and HAProxy only".into());
     let policy = match request.rule {
         AlgorithmId::RoundRobin => "ROUND_ROBIN",
         AlgorithmId::LeastRequest | AlgorithmId::PowerOfTwo => "LEAST_REQUEST",
@@ -345,6 +353,10 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
         let _ = writeln!(out, "# the route hashes on the key: hash_policy: [ {{ {key} }} ]");
     }
     let _ = writeln!(out, "name: lbsim\nconnect_timeout: 5s\ntype: STATIC\nlb_policy: {policy}");
+    if scenario.slow_start_ms > 0 && !matches!(policy, "ROUND_ROBIN" | "LEAST_REQUEST") {
+        let _ =
+            writeln!(out, "# slow start (slow-start-ms): Envoy's is for round robin and least request only");
+    }
     if scenario.slow_start_ms > 0 && matches!(policy, "ROUND_ROBIN" | "LEAST_REQUEST") {
         let config =
             if policy == "ROUND_ROBIN" { "round_robin_lb_config" } else { "least_request_lb_config" };
@@ -379,7 +391,8 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
     }
     out += "load_assignment:\n  cluster_name: lbsim\n  endpoints:\n  - lb_endpoints:\n";
     for (i, (address, renamed)) in addresses(scenario).iter().enumerate() {
-        let (host, port) = address.rsplit_once(':').unwrap_or((address, "80"));
+        // Every written address has a port (`addresses`).
+        let (host, port) = address.rsplit_once(':').unwrap_or((address, ""));
         let comment = renamed.as_ref().map(|n| format!("  # {n}")).unwrap_or_default();
         let _ = writeln!(
             out,

@@ -78,8 +78,9 @@ pub fn crc32(bytes: &[u8]) -> u32 {
 
 /// The CRC-32 of `bytes` continued from `register`, the raw state (before
 /// the final inversion) that zlib's and NGINX's reflected code keeps.
-/// NGINX's `chash` seeds it with a finished CRC: `ngx_crc32_update(&hash,
-/// ..)` on `hash = base_hash`, then `ngx_crc32_final`.
+/// NGINX's `chash` keeps the register after host, NUL and port
+/// (`base_hash`) and continues it over each previous point, then
+/// `ngx_crc32_final`: `crc32_from(!crc32(HOST \0 PORT), PREV)`.
 pub fn crc32_from(register: u32, bytes: &[u8]) -> u32 {
     // The crate takes an initial value in the unreflected convention.
     let mut digest = CRC32.digest_with_initial(register.reverse_bits());

@@ -74,7 +74,7 @@ fn what_the_balancer_cannot_do_is_a_comment_never_dropped() {
         assert!(text.contains(part), "{part:?} missing:\n{text}");
     }
     let text = config(&["--for", "envoy", "--algorithm", "maglev", "--outlier-5xx", "5"]);
-    for part in ["# not run here", "lb_policy: MAGLEV", "consecutive_5xx: 5"] {
+    for part in ["# not checked against Envoy", "lb_policy: MAGLEV", "consecutive_5xx: 5"] {
         assert!(text.contains(part), "{part:?} missing:\n{text}");
     }
 }
@@ -100,4 +100,19 @@ fn bad_requests_name_the_flag() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(field), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn what_would_mislead_is_said() {
+    // Plain names become loopback addresses, which a hashing balancer hashes.
+    let text = config(&["--for", "nginx", "--algorithm", "consistent-hash", "--ring", "nginx"]);
+    assert!(text.contains("server 127.0.0.1:8081;  # s1") && text.contains("(--names)"), "{text}");
+    // HAProxy takes weights up to 256.
+    let text =
+        config(&["--for", "haproxy", "--algorithm", "round-robin", "--servers", "2", "--weights", "300,1"]);
+    assert!(text.contains("weight 256") && text.contains("# weights above 256"), "{text}");
+    // Envoy's retries live on the route.
+    let text =
+        config(&["--for", "envoy", "--algorithm", "round-robin", "--retries", "2", "--events", "5s:s1:fail"]);
+    assert!(text.contains("# retries: on the route") && text.contains("# passive checks"), "{text}");
 }

@@ -35,8 +35,8 @@ pub enum Placement {
     /// `hash("{name}#{i}")`, `vnodes` per weight unit, the scenario's hash.
     #[default]
     Lbsim,
-    /// Modelled on NGINX `hash $key consistent`: chained CRC-32, 160 per
-    /// weight unit; its points differ from NGINX 1.22's (module doc).
+    /// NGINX's `hash $key consistent`: `crc32(HOST \0 PORT PREV)`, 160 per
+    /// weight unit (module doc).
     Nginx,
     /// libketama: MD5, four points per digest, 160 per server on average.
     Ketama,
