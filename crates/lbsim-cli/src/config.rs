@@ -34,9 +34,7 @@ pub fn config(args: &ConfigArgs) -> Result<(), Failure> {
     let balancer: Balancer =
         args.balancer.trim().parse().map_err(|()| bad("for", &args.balancer, ids(&Balancer::ALL)))?;
     let scenario = args.sources.scenario()?;
-    let chosen: Vec<AlgorithmId> =
-        AlgorithmId::ALL.iter().copied().filter(|a| scenario.algorithms.contains(a)).collect();
-    let rule = match (&args.algorithm, chosen.as_slice()) {
+    let rule = match (&args.algorithm, scenario.rules().as_slice()) {
         (Some(text), _) => text.trim().parse().map_err(|()| {
             let ids: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
             bad("algorithm", text, ids.join(", "))

@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 use lbsim_core::cost;
 use lbsim_core::scenario::WorkKind;
-use lbsim_core::{url, AlgorithmId, Prepared, Report, Scenario, ScenarioError};
+use lbsim_core::{url, Prepared, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -195,7 +195,7 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     for note in args.sources.without_effect(&scenario) {
         complain(&note);
     }
-    let rules = AlgorithmId::ALL.iter().filter(|a| scenario.algorithms.contains(a)).count() as u64;
+    let rules = scenario.rules().len() as u64;
     let picks = scenario.requests * rules;
     let progress = progress::bar(picks, "requests", "run".to_string(), cost::run(&scenario).is_long());
     let memory = cost::memory(&scenario);
@@ -236,8 +236,8 @@ pub fn url(args: &UrlArgs) -> Result<(), Failure> {
 
 #[cfg(test)]
 mod tests {
-    use lbsim_core::engine;
     use lbsim_core::presets::PRESETS;
+    use lbsim_core::{engine, AlgorithmId};
 
     use super::*;
 

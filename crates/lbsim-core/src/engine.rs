@@ -274,8 +274,7 @@ impl Prepared {
         scenario.validate()?;
         let mut scenario = scenario.clone();
         // Canonical order, once each, by picking (no sort code in the page).
-        scenario.algorithms =
-            AlgorithmId::ALL.iter().copied().filter(|a| scenario.algorithms.contains(a)).collect();
+        scenario.algorithms = scenario.rules();
         let workload = Workload::generate(&scenario);
         let pool = scenario.pool();
         Ok(Prepared { scenario, workload, pool })

@@ -10,11 +10,7 @@ mod common;
 use common::small_scenario;
 
 fn scenario(link: &str) -> Scenario {
-    let mut s = Scenario { requests: 20_000, ..Scenario::default() };
-    for (key, value) in link.split('&').filter_map(|kv| kv.split_once('=')) {
-        s.set(key, value).unwrap_or_else(|e| panic!("{e}"));
-    }
-    s
+    common::linked(&format!("requests=20000&{link}"))
 }
 
 fn without_fleet_keys(mut r: AlgorithmResult) -> AlgorithmResult {

@@ -4,17 +4,9 @@
 
 mod common;
 
-use common::small_scenario;
+use common::{linked as scenario, small_scenario};
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{cost, AlgorithmId, Prepared, Scenario};
-
-fn scenario(link: &str) -> Scenario {
-    let mut s = Scenario::default();
-    for (key, value) in link.split('&').filter_map(|kv| kv.split_once('=')) {
-        s.set(key, value).unwrap_or_else(|e| panic!("{e}"));
-    }
-    s
-}
 
 fn steps_against_estimate(scenario: &Scenario, rule: AlgorithmId) -> (u64, u64) {
     let prepared = Prepared::new(scenario).expect("valid");

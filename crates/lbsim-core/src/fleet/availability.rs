@@ -30,7 +30,12 @@ impl State {
             return;
         }
         let n = self.members.len() as u64;
-        let bound = bound.min(self.next_health_but_probes());
+        // An event is taken before the probes due ahead of it, so the
+        // timeline may change inside [t, bound) at an event already taken:
+        // verdicts hold only until the next change after `t`.
+        let after = self.events.partition_point(|e| e.0 <= t);
+        let change = self.events.get(after).map_or(f64::INFINITY, |e| e.0);
+        let bound = bound.min(self.next_health_but_probes()).min(change);
         if bound - t >= self.check_ms && self.next_probe >= self.look_again && self.skip_idle_probes(t, bound)
         {
             return;
@@ -50,8 +55,8 @@ impl State {
     }
 
     /// Passes over the probes before `bound` when none of them can change
-    /// anything: every member's verdict agrees with its mark, and nothing
-    /// but an event (which comes at `bound` or later) changes a verdict.
+    /// anything: every member's verdict agrees with its mark, and no
+    /// timeline change comes before `bound` to change a verdict.
     /// Such a probe only restarts its server's run of disagreeing verdicts,
     /// so the run's report is the same as probing one by one, and a
     /// one-millisecond check over a quiet hour costs one step, not 3.6
@@ -67,14 +72,6 @@ impl State {
             (0..self.members.len()).all(|s| !self.members[s] || self.passes(s, t) != self.active.is_down(s));
         if !idle {
             self.look_again = self.next_probe + n;
-            return false;
-        }
-        // An event is taken before the probes due ahead of it, so the
-        // timeline may change inside [t, bound) at an event already taken:
-        // the verdicts hold only until the next change after `t`.
-        let after = self.events.partition_point(|e| e.0 <= t);
-        let bound = bound.min(self.events.get(after).map_or(f64::INFINITY, |e| e.0));
-        if bound - t < self.check_ms {
             return false;
         }
         let from = self.next_probe;

@@ -3,10 +3,11 @@
 
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use super::fields::Scenario;
 use super::kinds::WorkKind;
-use crate::balancer::Pool;
+use crate::balancer::{AlgorithmId, Pool};
 
 impl Scenario {
     /// The pool the balancers work over: the servers' names and weights
@@ -21,6 +22,12 @@ impl Scenario {
             balance_factor: self.balance_factor,
             ring: self.ring,
         }
+    }
+
+    /// The scenario's rules in canonical order, once each (as a run takes
+    /// them, whatever order or repeats the field holds).
+    pub fn rules(&self) -> Vec<AlgorithmId> {
+        AlgorithmId::ALL.iter().copied().filter(|a| self.algorithms.contains(a)).collect()
     }
 
     /// `E[work]` in ms from the distribution's parameters.

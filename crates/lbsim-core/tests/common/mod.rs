@@ -10,6 +10,15 @@ use lbsim_core::report::AlgorithmResult;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{AlgorithmId, Prepared, Scenario};
 
+/// The default scenario with a link's `key=value` pairs set in order.
+pub fn linked(link: &str) -> Scenario {
+    let mut s = Scenario::default();
+    for (key, value) in link.split('&').filter_map(|kv| kv.split_once('=')) {
+        s.set(key, value).unwrap_or_else(|e| panic!("{e}"));
+    }
+    s
+}
+
 /// A small scenario for property tests: 50 users and, when `uneven`,
 /// speeds 0.25, 0.75, ... and weights 1, 2, 3, 1, ... over the servers.
 #[allow(clippy::too_many_arguments)]
