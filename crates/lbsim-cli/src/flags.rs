@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use lbsim_core::presets::{Preset, PRESETS};
-use lbsim_core::scenario::{field_spec, Field, FieldKind, FIELDS, PLACEMENT_KEYS, POOL_KEYS};
+use lbsim_core::scenario::{field_spec, Field, FieldKind, FIELDS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS};
 use lbsim_core::{url, Scenario, ScenarioError};
 
 use crate::outcome::{bad, Failure};
@@ -65,8 +65,11 @@ pub fn capitalized(text: &str) -> String {
 
 /// One `--key VALUE` flag for a field of the table.
 pub fn field_arg(field: &'static Field) -> Arg {
+    // A field's old key stays a flag (`--ring`), unlisted.
+    let old = OLD_KEYS.iter().filter(|(_, new)| *new == field.key).map(|(old, _)| *old);
     Arg::new(field.key)
         .long(field.key)
+        .aliases(old)
         .value_name(value_name(field))
         .help(field_help(field.key))
         .action(ArgAction::Set)

@@ -221,7 +221,7 @@ fn schemes_table(remap: &Remap, reports: &[(Scheme, RemapReport)]) -> String {
         change_words(&remap.change),
         keys,
         remap.hash.id(),
-        if remap.ring.is_default() {
+        if remap.builder.is_default() {
             String::new()
         } else {
             format!(

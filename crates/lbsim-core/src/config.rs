@@ -16,7 +16,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use crate::balancer::placement::Placement;
+use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
 use crate::scenario::{CheckKind, Scenario};
 
@@ -195,9 +195,9 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
             format!("hash {key};")
         }
         AlgorithmId::ConsistentHash => {
-            if scenario.ring != Placement::Nginx {
+            if scenario.builder != Builder::Nginx {
                 notes.push(
-                    "lbsim predicts this ring with ring=nginx (--ring nginx); the scenario's ring differs"
+                    "lbsim predicts this ring with builder=nginx (--builder nginx); the scenario's differs"
                         .into(),
                 );
             }

@@ -123,11 +123,11 @@ impl Work {
     }
 }
 
-/// Probes Maglev's population makes for a table of `TABLE_SIZE` entries:
-/// filling entry k of M takes M / (M - k) probes on average, about M ln M
-/// in all (the number of backends barely matters).
-fn maglev_probes() -> u64 {
-    let m = TABLE_SIZE as f64;
+/// Probes Maglev's population makes for a table of `m` entries: filling
+/// entry k of M takes M / (M - k) probes on average, about M ln M in all
+/// (the number of backends barely matters).
+fn maglev_probes(m: u64) -> u64 {
+    let m = m as f64;
     (m * libm::log(m)) as u64
 }
 
@@ -175,9 +175,10 @@ pub fn run(scenario: &Scenario) -> Work {
             // A fleet run gives every copy its own table (availability is
             // per copy).
             AlgorithmId::Maglev if fleet => {
-                work.maglev_probes += maglev_probes() * u64::from(scenario.balancers)
+                work.maglev_probes +=
+                    maglev_probes(u64::from(scenario.maglev_size)) * u64::from(scenario.balancers)
             }
-            AlgorithmId::Maglev => work.maglev_probes += maglev_probes(),
+            AlgorithmId::Maglev => work.maglev_probes += maglev_probes(u64::from(scenario.maglev_size)),
             // Each user's winner is found once, when the user first comes.
             AlgorithmId::Rendezvous => {
                 let users = distinct_users(scenario.users, scenario.zipf, scenario.requests);
@@ -280,12 +281,18 @@ pub fn memory(scenario: &Scenario) -> Memory {
     } else {
         (bytes::SHARED_STATIC, bytes::RULE_STATIC)
     };
+    // A Maglev table is four bytes an entry, one per copy in a fleet run.
+    let maglev = if scenario.algorithms.contains(&AlgorithmId::Maglev) {
+        4 * u64::from(scenario.maglev_size) * if fleet { u64::from(scenario.balancers) } else { 1 }
+    } else {
+        0
+    };
     let cached = (u64::from(scenario.cache_keys) * u64::from(scenario.servers)).min(requests);
     let connections =
         if scenario.layer == crate::scenario::Layer::L4 { u64::from(scenario.users) } else { 0 };
     Memory {
         shared: bytes::BASE + shared * requests + bytes::USER * u64::from(scenario.users),
-        per_rule: rule * requests + bytes::CACHED_KEY * cached + bytes::CONNECTION * connections,
+        per_rule: rule * requests + bytes::CACHED_KEY * cached + bytes::CONNECTION * connections + maglev,
     }
 }
 
@@ -305,7 +312,7 @@ pub fn remap(remap: &Remap) -> Work {
             ring_lookups: 2 * keys,
             ..Work::default()
         },
-        Scheme::Maglev => Work { maglev_probes: 2 * maglev_probes(), ..Work::default() },
+        Scheme::Maglev => Work { maglev_probes: 2 * maglev_probes(TABLE_SIZE), ..Work::default() },
         // Every node's score once per key; the change costs one more score
         // per key (a join) or a full lookup for the leaving node's keys.
         Scheme::Rendezvous => {

@@ -1,6 +1,8 @@
 //! The hash functions the hashing rules can use, all over UTF-8 bytes with
 //! seed 0. xxHash and CRC-32 come from their well-kept crates; FNV-1a is
-//! four lines and is what the article's lab uses.
+//! four lines and is what the article's lab uses; sdbm, djb2 and wt6 are
+//! HAProxy's own (`src/hash.c` of 2.6, written here as there: no crate
+//! carries wt6, and the other two are a line each).
 
 use alloc::vec::Vec;
 use core::str::FromStr;
@@ -19,6 +21,13 @@ pub enum HashFn {
     Xxh64,
     /// CRC-32 (IEEE, as zlib).
     Crc32,
+    /// sdbm, HAProxy's default for `hash-type`: `h = c + (h << 6) + (h <<
+    /// 16) - h`.
+    Sdbm,
+    /// djb2: `h = h * 33 + c`, from 5381.
+    Djb2,
+    /// HAProxy's wt6 (Willy Tarreau's), rotations steered by the input.
+    Wt6,
 }
 
 impl HashFn {
@@ -27,7 +36,18 @@ impl HashFn {
     pub const DEFAULT: HashFn = HashFn::Xxh64;
 
     /// Every hash function, in the order the page lists them.
-    pub const ALL: [HashFn; 4] = [HashFn::Fnv1a32, HashFn::Xxh32, HashFn::Xxh64, HashFn::Crc32];
+    pub const ALL: [HashFn; 7] = [
+        HashFn::Fnv1a32,
+        HashFn::Xxh32,
+        HashFn::Xxh64,
+        HashFn::Crc32,
+        HashFn::Sdbm,
+        HashFn::Djb2,
+        HashFn::Wt6,
+    ];
+
+    /// The key hashes HAProxy's `hash-type` offers.
+    pub const HAPROXY: [HashFn; 4] = [HashFn::Sdbm, HashFn::Djb2, HashFn::Wt6, HashFn::Crc32];
 
     /// The id used in URLs, flags and JSON.
     pub fn id(self) -> &'static str {
@@ -36,6 +56,9 @@ impl HashFn {
             HashFn::Xxh32 => "xxh32",
             HashFn::Xxh64 => "xxh64",
             HashFn::Crc32 => "crc32",
+            HashFn::Sdbm => "sdbm",
+            HashFn::Djb2 => "djb2",
+            HashFn::Wt6 => "wt6",
         }
     }
 
@@ -43,7 +66,7 @@ impl HashFn {
     pub fn bits(self) -> u32 {
         match self {
             HashFn::Xxh64 => 64,
-            HashFn::Fnv1a32 | HashFn::Xxh32 | HashFn::Crc32 => 32,
+            _ => 32,
         }
     }
 
@@ -54,6 +77,9 @@ impl HashFn {
             HashFn::Xxh32 => u64::from(xxhash_rust::xxh32::xxh32(bytes, 0)),
             HashFn::Xxh64 => xxhash_rust::xxh64::xxh64(bytes, 0),
             HashFn::Crc32 => u64::from(crc32(bytes)),
+            HashFn::Sdbm => u64::from(sdbm(bytes)),
+            HashFn::Djb2 => u64::from(djb2(bytes)),
+            HashFn::Wt6 => u64::from(wt6(bytes)),
         }
     }
 }
@@ -86,6 +112,47 @@ pub fn crc32_from(register: u32, bytes: &[u8]) -> u32 {
     let mut digest = CRC32.digest_with_initial(register.reverse_bits());
     digest.update(bytes);
     digest.finalize()
+}
+
+/// HAProxy's `hash_sdbm`.
+pub fn sdbm(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0u32, |h, &c| u32::from(c).wrapping_add(h << 6).wrapping_add(h << 16).wrapping_sub(h))
+}
+
+/// HAProxy's `hash_djb2`.
+pub fn djb2(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(5381u32, |h, &c| (h << 5).wrapping_add(h).wrapping_add(u32::from(c)))
+}
+
+/// HAProxy's `hash_wt6`.
+pub fn wt6(bytes: &[u8]) -> u32 {
+    let (mut h0, mut h1) = (0xa53c_965a_u32, 0x5ca6_953a_u32);
+    let (mut step0, mut step1) = (6u32, 18u32);
+    for &c in bytes {
+        let t = u32::from(c);
+        h0 = !(h0 ^ t);
+        h1 = !(h1.wrapping_add(t));
+        let t = h1.rotate_left(step0);
+        h1 = h0.rotate_left(step1);
+        h0 = t;
+        let t = ((h0 >> 16) ^ h1) & 0xffff;
+        step0 = t & 0x1f;
+        step1 = t >> 11;
+    }
+    h0 ^ h1
+}
+
+/// HAProxy's `full_hash` (one of Bob Jenkins' full-avalanche integer
+/// hashes, then a multiply by a prime near 3/4 of 2^32 "so values spread
+/// all around the tree"): the node keys of its consistent-hash tree, and
+/// `avalanche`.
+pub fn full_hash(a: u32) -> u32 {
+    let a = a.wrapping_add(0x7ed5_5d16).wrapping_add(a << 12);
+    let a = (a ^ 0xc761_c23c) ^ (a >> 19);
+    let a = a.wrapping_add(0x1656_67b1).wrapping_add(a << 5);
+    let a = a.wrapping_add(0xd3a2_646c) ^ (a << 9);
+    let a = a.wrapping_add(0xfd70_46c5).wrapping_add(a << 3);
+    ((a ^ 0xb55a_4f09) ^ (a >> 16)).wrapping_mul(3_221_225_473)
 }
 
 /// 32-bit FNV-1a.

@@ -13,8 +13,8 @@ use core::str::FromStr;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::balancer::builder::Builder;
 use crate::balancer::consistent_hash::Ring;
-use crate::balancer::placement::Placement;
 use crate::balancer::{maglev, rendezvous};
 use crate::hash::{HashFn, KeyBuf};
 use crate::scenario::{field_spec, valid_name, Scenario, ScenarioError};
@@ -146,10 +146,10 @@ pub struct Remap {
     pub vnodes: u32,
     /// Hash function.
     pub hash: HashFn,
-    /// Ring placement (consistent-hash): `lbsim`, `nginx` or `ketama`,
-    /// the last two with their own hash and points (SPEC 12.1's rings).
-    #[serde(default, skip_serializing_if = "Placement::is_default")]
-    pub ring: Placement,
+    /// Whose ring (consistent-hash): `lbsim`, or `nginx`, `haproxy` or
+    /// `ketama` with their own points (and hash) (SPEC 12.1's rings).
+    #[serde(default, skip_serializing_if = "Builder::is_default", alias = "ring")]
+    pub builder: Builder,
 }
 
 impl Remap {
@@ -161,7 +161,7 @@ impl Remap {
         Remap {
             hash: scenario.hash.unwrap_or(HashFn::DEFAULT),
             vnodes: scenario.vnodes,
-            ring: scenario.ring,
+            builder: scenario.builder,
             ..self
         }
     }
@@ -170,9 +170,15 @@ impl Remap {
     /// placed ring's own for consistent-hash (`crc32 (nginx ring)`), the
     /// `hash` setting otherwise.
     pub fn hash_words(&self) -> &'static str {
-        match (self.scheme, self.ring) {
-            (Scheme::ConsistentHash, Placement::Nginx) => "crc32 (nginx ring)",
-            (Scheme::ConsistentHash, Placement::Ketama) => "md5 (ketama ring)",
+        match (self.scheme, self.builder) {
+            (Scheme::ConsistentHash, Builder::Nginx) => "crc32 (nginx ring)",
+            (Scheme::ConsistentHash, Builder::Ketama) => "md5 (ketama ring)",
+            (Scheme::ConsistentHash, Builder::Haproxy) => match Builder::haproxy_hash(self.hash) {
+                HashFn::Djb2 => "djb2 (haproxy ring)",
+                HashFn::Wt6 => "wt6 (haproxy ring)",
+                HashFn::Crc32 => "crc32 (haproxy ring)",
+                _ => "sdbm (haproxy ring)",
+            },
             _ => self.hash.id(),
         }
     }
@@ -205,7 +211,7 @@ impl Default for Remap {
             key_format: "session:{i}".to_string(),
             vnodes: 160,
             hash: HashFn::DEFAULT,
-            ring: Placement::Lbsim,
+            builder: Builder::Lbsim,
         }
     }
 }
@@ -265,7 +271,7 @@ impl Lookup {
             Scheme::Modulo => Lookup::Modulo(nodes.len() as u64),
             Scheme::Jump => Lookup::Jump(nodes.len() as u32),
             Scheme::ConsistentHash => Lookup::Ring(Ring::placed(
-                remap.ring,
+                remap.builder,
                 nodes,
                 &alloc::vec![1; nodes.len()],
                 remap.vnodes,
@@ -365,7 +371,7 @@ impl<'a> Plan<'a> {
     fn owners(&self, key: &[u8]) -> (usize, usize) {
         let (remap, hash) = (self.remap, self.remap.hash);
         if remap.scheme == Scheme::ConsistentHash {
-            let h = remap.ring.key_hash(key, hash);
+            let h = remap.builder.key_hash(key, hash);
             return (self.before_lookup.owner(h), self.after_lookup.owner(h));
         }
         if remap.scheme != Scheme::Rendezvous {

@@ -220,7 +220,7 @@ pub fn decode(link: &str) -> Decoded {
         }
         match apply_pair(&mut scenario, key.clone(), value) {
             Ok(()) => {
-                if let Some(field) = FIELDS.iter().find(|f| f.key == key) {
+                if let Some(field) = field_spec(&key) {
                     applied.retain(|k| *k != field.key);
                     applied.push(field.key);
                 }

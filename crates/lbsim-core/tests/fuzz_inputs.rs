@@ -9,7 +9,7 @@
 mod fuzz;
 
 use fuzz::{fuzz, hostile_list, hostile_text, mixed_field, mixed_json, mixed_link, printable, Covered};
-use lbsim_core::balancer::placement::Placement;
+use lbsim_core::balancer::builder::Builder;
 use lbsim_core::hash::HashFn;
 use lbsim_core::remap::{Change, Plan, Remap, Scheme};
 use lbsim_core::scenario::{field_spec, FIELDS};
@@ -131,7 +131,7 @@ fn valid_remap() -> impl Strategy<Value = Remap> {
         "[a-z:#-]{0,6}\\{i\\}[a-z]{0,4}",
         1u32..=1000,
         prop::sample::select(HashFn::ALL.to_vec()),
-        prop::sample::select(Placement::ALL.to_vec()),
+        prop::sample::select(Builder::ALL.to_vec()),
     )
         .prop_map(|(scheme, nodes, add, which, keys, key_format, vnodes, hash, ring)| {
             let nodes: Vec<String> = nodes.into_iter().collect();
@@ -140,7 +140,7 @@ fn valid_remap() -> impl Strategy<Value = Remap> {
             } else {
                 Change::Remove(nodes[which.index(nodes.len())].clone())
             };
-            Remap { scheme, nodes, change, keys, key_format, vnodes, hash, ring }
+            Remap { scheme, nodes, change, keys, key_format, vnodes, hash, builder: ring }
         })
 }
 
@@ -169,7 +169,7 @@ fn hostile_remap() -> impl Strategy<Value = Remap> {
         format,
         vnodes,
         prop::sample::select(HashFn::ALL.to_vec()),
-        prop::sample::select(Placement::ALL.to_vec()),
+        prop::sample::select(Builder::ALL.to_vec()),
     )
         .prop_map(|(scheme, nodes, change, keys, key_format, vnodes, hash, ring)| Remap {
             scheme,
@@ -179,7 +179,7 @@ fn hostile_remap() -> impl Strategy<Value = Remap> {
             key_format,
             vnodes,
             hash,
-            ring,
+            builder: ring,
         })
 }
 

@@ -197,7 +197,7 @@ fn the_users_a_join_remaps_are_the_keys_lbsim_remap_moves() {
             vnodes: p.scenario().vnodes,
             // Each rule's default hash, as the run used.
             hash: if rule == AlgorithmId::UserHash { HashFn::Fnv1a32 } else { HashFn::DEFAULT },
-            ring: p.scenario().ring,
+            builder: p.scenario().builder,
         };
         let plan = Plan::new(&remap).expect("valid remap");
         let users = before_and_after(&p, &p.attempt_log(rule), 20_000.0);

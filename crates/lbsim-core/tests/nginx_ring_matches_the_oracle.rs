@@ -7,8 +7,8 @@
 //! tests/oracles/nginx_chash.py > tests/oracles/nginx_chash.out`), is read
 //! here.
 
+use lbsim_core::balancer::builder::Builder;
 use lbsim_core::balancer::consistent_hash::Ring;
-use lbsim_core::balancer::placement::Placement;
 use lbsim_core::hash::HashFn;
 
 /// The pool of `balancer/placement.rs`'s vectors, as the oracle's header
@@ -48,9 +48,9 @@ fn oracle() -> Oracle {
 }
 
 fn our_owners(keys: usize) -> Vec<usize> {
-    let ring = Ring::placed(Placement::Nginx, &POOL, &WEIGHTS, 160, HashFn::DEFAULT);
+    let ring = Ring::placed(Builder::Nginx, &POOL, &WEIGHTS, 160, HashFn::DEFAULT);
     (1..=keys)
-        .map(|i| ring.owner(Placement::Nginx.key_hash(format!("user-{i}").as_bytes(), HashFn::DEFAULT)))
+        .map(|i| ring.owner(Builder::Nginx.key_hash(format!("user-{i}").as_bytes(), HashFn::DEFAULT)))
         .collect()
 }
 
@@ -67,7 +67,7 @@ fn the_oracle_file_holds_the_real_nginx_points() {
 #[test]
 fn our_nginx_ring_is_the_oracles_point_for_point_and_key_for_key() {
     let oracle = oracle();
-    let (ours, bits) = Placement::Nginx.points(&POOL, &WEIGHTS, 0, HashFn::DEFAULT);
+    let (ours, bits) = Builder::Nginx.points(&POOL, &WEIGHTS, 0, HashFn::DEFAULT);
     assert_eq!(bits, 32);
     assert_eq!(ours, oracle.points, "every point and its server");
     assert_eq!(our_owners(oracle.owners.len()), oracle.owners, "the owners of user-1 .. user-1000");

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use lbsim_core::balancer::placement::Placement;
+use lbsim_core::balancer::builder::Builder;
 use lbsim_core::hash::HashFn;
 use lbsim_core::presets::preset;
 use lbsim_core::remap::{remap, Change, Plan, Remap, Scheme};
@@ -238,7 +238,7 @@ fn storm(
         vnodes: 160,
         // Each rule's default hash, as the run uses.
         hash: if scheme == Scheme::Modulo { HashFn::Fnv1a32 } else { HashFn::DEFAULT },
-        ring: Placement::Lbsim,
+        builder: Builder::Lbsim,
     };
     let plan = Plan::new(&remap).expect("valid");
     let moved = back.iter().filter(|&&u| plan.moves(u64::from(u))).count();

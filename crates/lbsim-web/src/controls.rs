@@ -2,7 +2,7 @@
 //! ([`lbsim_core::scenario::FIELDS`]): one labelled input per URL key,
 //! named after it, showing its value and its range.
 
-use lbsim_core::balancer::placement::Placement;
+use lbsim_core::balancer::builder::Builder;
 use lbsim_core::hash::HashFn;
 use lbsim_core::scenario::{field_spec, CheckKind, Field, FieldKind, Group, Layer, WorkKind, FIELDS};
 use lbsim_core::{AlgorithmId, Scenario};
@@ -73,7 +73,7 @@ fn choices(key: &str) -> Vec<(String, String)> {
             .collect(),
         "check" => CheckKind::ALL.iter().map(|k| (k.id().to_string(), k.id().to_string())).collect(),
         "count-5xx" => [("false", "no"), ("true", "yes")].map(|(v, t)| (v.to_string(), t.to_string())).into(),
-        "ring" => Placement::ALL.iter().map(|p| (p.id().to_string(), p.id().to_string())).collect(),
+        "builder" => Builder::ALL.iter().map(|p| (p.id().to_string(), p.id().to_string())).collect(),
         "layer" => Layer::ALL
             .iter()
             .map(|&l| {

@@ -174,7 +174,8 @@ pub fn draw_remapping(s: &Scenario, look: &Look, force: bool) {
     let hash = s.hash.map_or("", |h| h.id());
     // The width too: the panels' columns and the canvas's height follow it.
     let width = canvas("remap").map_or(0, |c| c.client_width());
-    let key = format!("{}|{add}|{hash}|{}|{}|{}|{width}", nodes.join(","), s.vnodes, s.ring.id(), look.scale);
+    let key =
+        format!("{}|{add}|{hash}|{}|{}|{}|{width}", nodes.join(","), s.vnodes, s.builder.id(), look.scale);
     if !force && with(|app| app.remap_key == key) {
         return;
     }

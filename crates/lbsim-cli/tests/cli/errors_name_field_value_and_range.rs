@@ -108,7 +108,10 @@ fn control_characters_in_arguments_are_shown_escaped() {
 fn a_ring_too_large_names_what_applies_to_its_construction() {
     let heavy = vec!["1000"; 1024].join(",");
     let nginx = error(&["run", "--ring", "nginx", "--servers", "1024", "--weights", &heavy]);
-    names_all(&nginx, &["weights: 'a total weight of 1024000 over 1024 servers'", "ring=nginx", "4194304"]);
+    names_all(
+        &nginx,
+        &["weights: 'a total weight of 1024000 over 1024 servers'", "builder=nginx", "4194304"],
+    );
     assert!(!nginx.contains("vnodes"), "vnodes does not apply to NGINX's ring: {nginx}");
     let ketama = error(&[
         "run",
@@ -121,7 +124,7 @@ fn a_ring_too_large_names_what_applies_to_its_construction() {
         "--algorithms",
         "bounded-load",
     ]);
-    names_all(&ketama, &["servers: '1024'", "ring=ketama", "balancer copies"]);
+    names_all(&ketama, &["servers: '1024'", "builder=ketama", "balancer copies"]);
     let heavy = vec!["100"; 1024].join(",");
     names_all(
         &error(&["run", "--vnodes", "1000", "--servers", "1024", "--weights", &heavy]),

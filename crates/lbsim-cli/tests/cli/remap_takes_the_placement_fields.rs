@@ -3,7 +3,7 @@
 //! each one reaches the experiment: the core's remapping of a placed ring
 //! is what the command prints.
 
-use lbsim_core::balancer::placement::Placement;
+use lbsim_core::balancer::builder::Builder;
 use lbsim_core::remap::{remap, Change, Remap, Scheme};
 use lbsim_core::scenario::{FIELDS, PLACEMENT_KEYS};
 use lbsim_core::Scenario;
@@ -13,7 +13,7 @@ use crate::{json, other_values, stdout};
 #[test]
 fn a_placed_ring_moves_what_the_core_moves() {
     let nodes = ["10.0.0.1:8080", "10.0.0.2:80", "10.0.0.3", "cache-4:11211"];
-    for ring in [Placement::Nginx, Placement::Ketama] {
+    for ring in [Builder::Nginx, Builder::Ketama] {
         let printed = json(&[
             "remap",
             "--scheme",
@@ -32,7 +32,7 @@ fn a_placed_ring_moves_what_the_core_moves() {
             nodes: nodes.map(String::from).to_vec(),
             change: Change::Add("10.0.0.5".into()),
             keys: 3000,
-            ring,
+            builder: ring,
             ..Remap::default()
         };
         let report = serde_json::to_value(remap(&experiment).expect("a valid experiment")).expect("JSON");

@@ -3,8 +3,8 @@
 //! consistent` and libketama do (their constructions are pinned by
 //! published vectors in the core), and not to its owner on lbsim's own.
 
+use lbsim_core::balancer::builder::Builder;
 use lbsim_core::balancer::consistent_hash::Ring;
-use lbsim_core::balancer::placement::Placement;
 use lbsim_core::Scenario;
 
 use crate::json;
@@ -14,7 +14,7 @@ const WEIGHTS: [u32; 4] = [1, 2, 1, 3];
 const PICKS: u32 = 200;
 
 /// The owners of `user-1`.. on the ring `placement` places over the pool.
-fn ring_owners(placement: Placement) -> Vec<String> {
+fn ring_owners(placement: Builder) -> Vec<String> {
     // The ring points and hash a trace starts from unless given.
     let defaults = Scenario::default().pool();
     let hash = defaults.hash_or(lbsim_core::hash::HashFn::DEFAULT);
@@ -45,9 +45,9 @@ fn traced(ring: &str) -> Vec<String> {
 
 #[test]
 fn nginx_and_ketama_rings_pick_as_the_core_places_them() {
-    let own = ring_owners(Placement::Lbsim);
+    let own = ring_owners(Builder::Lbsim);
     assert_eq!(traced("lbsim"), own);
-    for placement in [Placement::Nginx, Placement::Ketama] {
+    for placement in [Builder::Nginx, Builder::Ketama] {
         let expected = ring_owners(placement);
         assert_ne!(expected, own, "{}: another ring, other owners", placement.id());
         assert_eq!(traced(placement.id()), expected, "lbsim trace --ring {}", placement.id());

@@ -167,7 +167,14 @@ impl Balancer for BoundedLoad {
         let h = self.ring.key_hash(request.key().as_bytes());
         let quota = self.quota();
         let mut first_allowed = None;
-        for s in self.ring.walk_nearest(h) {
+        // HAProxy's tree holds the usable servers' points only, so its
+        // home is the nearest of theirs; lbsim's ring keeps every point.
+        let home = if self.ring.placement().nearest_point() {
+            self.ring.nearest_among(h, |s| eligible.available[s]).unwrap_or(0)
+        } else {
+            self.ring.nearest(h)
+        };
+        for s in self.ring.walk_from(home) {
             if !eligible.allows(s) {
                 continue;
             }

@@ -2,7 +2,9 @@
 //! server `name` sits at `hash("{name}#{i}")`, `vnodes` points per weight
 //! unit (160 by default, as ketama); a key goes to the first point
 //! clockwise from its hash, wrapping past the last. Equal points keep
-//! server order, so the ring is the same on every machine.
+//! server order, so the ring is the same on every machine. Other builders
+//! place the points their way (`builder.rs`); HAProxy's sends a key to the
+//! nearer of the two points around it.
 //!
 //! In a fleet run the key walks clockwise from its point to the first point
 //! of a server the pick may take. The ring keeps every server's points and
@@ -12,7 +14,7 @@
 
 use alloc::vec::Vec;
 
-use super::placement::Placement;
+use super::builder::Builder;
 use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
 use crate::hash::HashFn;
 use crate::rng::Rng;
@@ -30,8 +32,8 @@ pub struct Ring {
     shift: u32,
     /// Bits of the hash (32 or 64): distances on the ring wrap there.
     bits: u32,
-    /// How the points were placed, and so how keys hash.
-    placement: Placement,
+    /// How the points were placed, and so how keys hash and find a point.
+    placement: Builder,
     /// The hash function of the `lbsim` placement.
     hash: HashFn,
 }
@@ -39,18 +41,18 @@ pub struct Ring {
 impl Ring {
     /// The ring of `pool`, placed as its `ring` says.
     pub fn new(pool: &Pool) -> Ring {
-        Ring::placed(pool.ring, &pool.names, &pool.weights, pool.vnodes, pool.hash_or(HashFn::DEFAULT))
+        Ring::placed(pool.builder, &pool.names, &pool.weights, pool.vnodes, pool.hash_or(HashFn::DEFAULT))
     }
 
     /// The ring of `names` with `vnodes` points per unit of `weights`.
     pub fn build<S: AsRef<str>>(names: &[S], weights: &[u32], vnodes: u32, hash: HashFn) -> Ring {
-        Ring::placed(Placement::Lbsim, names, weights, vnodes, hash)
+        Ring::placed(Builder::Lbsim, names, weights, vnodes, hash)
     }
 
     /// The ring of `names` and `weights` as `placement` puts it (`vnodes`
     /// and `hash` apply to the `lbsim` placement only).
     pub fn placed<S: AsRef<str>>(
-        placement: Placement,
+        placement: Builder,
         names: &[S],
         weights: &[u32],
         vnodes: u32,
@@ -58,6 +60,11 @@ impl Ring {
     ) -> Ring {
         let (points, bits) = placement.points(names, weights, vnodes, hash);
         Ring { placement, hash, ..Ring::indexed(points, bits) }
+    }
+
+    /// Whose construction the ring is.
+    pub fn placement(&self) -> Builder {
+        self.placement
     }
 
     /// The hash of a key on this ring.
@@ -79,7 +86,7 @@ impl Ring {
             index.push(j as u32);
         }
         index.push(points.len() as u32);
-        Ring { points, index, shift, bits: hash_bits, placement: Placement::Lbsim, hash: HashFn::DEFAULT }
+        Ring { points, index, shift, bits: hash_bits, placement: Builder::Lbsim, hash: HashFn::DEFAULT }
     }
 
     /// Index of the first point at or clockwise after `h`.
@@ -96,7 +103,44 @@ impl Ring {
 
     /// The server owning hash `h`.
     pub fn owner(&self, h: u64) -> usize {
-        self.points[self.position(h)].1 as usize
+        self.points[self.home(h)].1 as usize
+    }
+
+    /// Index of the point a key with hash `h` goes to: the first at or
+    /// after `h`, or the nearer of the two around it on HAProxy's ring.
+    pub fn home(&self, h: u64) -> usize {
+        if self.placement.nearest_point() {
+            self.nearest(h)
+        } else {
+            self.position(h)
+        }
+    }
+
+    /// The nearer (as [`Ring::nearest`]) of the points around `h` among
+    /// those of servers `keep` takes: HAProxy's tree holds the usable
+    /// servers' points only. `None` when `keep` takes none.
+    pub fn nearest_among(&self, h: u64, keep: impl Fn(usize) -> bool) -> Option<usize> {
+        let n = self.points.len();
+        let start = self.position(h);
+        let kept = |i: &usize| keep(self.points[*i].1 as usize);
+        let next = (0..n).map(|k| (start + k) % n).find(kept)?;
+        let prev = (1..=n).map(|k| (start + n - k) % n).find(kept)?;
+        let mask = if self.bits >= 64 { u64::MAX } else { (1u64 << self.bits) - 1 };
+        let dp = h.wrapping_sub(self.points[prev].0) & mask;
+        let dn = self.points[next].0.wrapping_sub(h) & mask;
+        Some(if dp <= dn { prev } else { next })
+    }
+
+    /// Servers of the points clockwise from the home of `h` among servers
+    /// `keep` takes (HAProxy's) or of all (the others), once round: a
+    /// fleet pick's walk past servers it may not take.
+    pub fn walk_home_among(&self, h: u64, keep: impl Fn(usize) -> bool) -> impl Iterator<Item = usize> + '_ {
+        let start = if self.placement.nearest_point() {
+            self.nearest_among(h, keep).unwrap_or(0)
+        } else {
+            self.position(h)
+        };
+        self.walk_from(start)
     }
 
     /// Servers of the points clockwise from `h`, once round the ring.
@@ -127,7 +171,8 @@ impl Ring {
         self.walk_from(self.nearest(h))
     }
 
-    fn walk_from(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
+    /// Servers of the points clockwise from point `start`, once round.
+    pub fn walk_from(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
         self.points[start..].iter().chain(&self.points[..start]).map(|&(_, s)| s as usize)
     }
 
@@ -179,7 +224,8 @@ impl Balancer for ConsistentHash {
         if !eligible.any() {
             return None;
         }
-        self.ring.walk(self.ring.key_hash(request.key().as_bytes())).find(|&s| eligible.allows(s))
+        let h = self.ring.key_hash(request.key().as_bytes());
+        self.ring.walk_home_among(h, |s| eligible.available[s]).find(|&s| eligible.allows(s))
     }
 }
 

@@ -11,6 +11,12 @@
 //! every round; with equal weights every backend takes one per round, the
 //! paper's algorithm exactly.
 //!
+//! With `builder=envoy` the table is Envoy's (`MaglevTable` in
+//! `maglev_lb.cc`): a host's offset and skip are `xxHash64(address) mod M`
+//! and `xxHash64(address, seed 1) mod (M - 1) + 1`, the hosts take their
+//! turns sorted by address, and a key's hash is `xxHash64(key)`. The table
+//! size is the `maglev-size` field (a prime; Envoy's default 65,537).
+//!
 //! In a fleet run the table is rebuilt over the available members when
 //! availability or membership changes, as Envoy rebuilds its table on a
 //! host-set change (the permutations depend on the names only, so this is
@@ -21,12 +27,21 @@
 
 use alloc::vec::Vec;
 
+use super::builder::Builder;
 use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
 use crate::hash::{HashFn, KeyBuf};
 use crate::rng::Rng;
 
-/// The table size of the paper's production setting.
+/// The table size of the paper's production setting, and Envoy's default.
 pub const TABLE_SIZE: u64 = 65_537;
+
+/// The largest table size Envoy takes (`table_size` in its `MaglevLbConfig`).
+pub const MAX_TABLE_SIZE: u64 = 5_000_011;
+
+/// Whether `m` is prime: the population visits every entry only then.
+pub fn is_prime(m: u64) -> bool {
+    m >= 2 && (2..).take_while(|d| d * d <= m).all(|d| m % d != 0)
+}
 
 /// Each backend's (offset, skip) for a table of size `m`.
 pub fn permutations<S: AsRef<str>>(names: &[S], hash: HashFn, m: u64) -> Vec<(u64, u64)> {
@@ -38,6 +53,18 @@ pub fn permutations<S: AsRef<str>>(names: &[S], hash: HashFn, m: u64) -> Vec<(u6
             let offset = hash.hash(name.as_ref().as_bytes()) % m;
             let skip = hash.hash(skip_key.as_bytes()) % (m - 1) + 1;
             (offset, skip)
+        })
+        .collect()
+}
+
+/// Envoy's permutations: `xxHash64(address)` with seeds 0 and 1.
+pub fn envoy_permutations<S: AsRef<str>>(names: &[S], m: u64) -> Vec<(u64, u64)> {
+    names
+        .iter()
+        .map(|name| {
+            let name = name.as_ref().as_bytes();
+            let (h1, h2) = (xxhash_rust::xxh64::xxh64(name, 0), xxhash_rust::xxh64::xxh64(name, 1));
+            (h1 % m, h2 % (m - 1) + 1)
         })
         .collect()
 }
@@ -87,6 +114,9 @@ pub fn populate_weighted(permutations: &[(u64, u64)], weights: &[u32], m: u64) -
 pub struct Maglev {
     table: Vec<u32>,
     hash: HashFn,
+    /// The order the servers take their turns in: the pool's, or by
+    /// address (Envoy's).
+    order: Vec<usize>,
     /// Every server's permutation and weight, to rebuild the table from.
     permutations: Vec<(u64, u64)>,
     weights: Vec<u32>,
@@ -99,16 +129,42 @@ pub struct Maglev {
 impl Maglev {
     /// The table of `pool`.
     pub fn new(pool: &Pool) -> Maglev {
-        let hash = pool.hash_or(HashFn::DEFAULT);
-        let perms = permutations(&pool.names, hash, TABLE_SIZE);
-        Maglev {
-            table: populate_weighted(&perms, &pool.weights, TABLE_SIZE),
-            hash,
-            permutations: perms,
-            weights: pool.weights.clone(),
-            built_over: alloc::vec![true; pool.len()],
-            owners: PerUser::new(u32::MAX),
+        let m = u64::from(pool.maglev_size);
+        let envoy = pool.builder == Builder::Envoy;
+        let (hash, permutations) = if envoy {
+            (HashFn::Xxh64, envoy_permutations(&pool.names, m))
+        } else {
+            let hash = pool.hash_or(HashFn::DEFAULT);
+            (hash, permutations(&pool.names, hash, m))
+        };
+        let mut order: Vec<usize> = (0..pool.len()).collect();
+        if envoy {
+            order.sort_by(|&a, &b| pool.names[a].cmp(&pool.names[b]));
         }
+        let mut maglev = Maglev {
+            table: Vec::new(),
+            hash,
+            order,
+            permutations,
+            weights: pool.weights.clone(),
+            built_over: Vec::new(),
+            owners: PerUser::new(u32::MAX),
+        };
+        maglev.build(&alloc::vec![true; pool.len()], m);
+        maglev
+    }
+
+    /// The table over the `available` servers, in their turn order.
+    fn build(&mut self, available: &[bool], m: u64) {
+        let kept: Vec<usize> = self.order.iter().copied().filter(|&s| available[s]).collect();
+        let perms: Vec<(u64, u64)> = kept.iter().map(|&s| self.permutations[s]).collect();
+        let weights: Vec<u32> = kept.iter().map(|&s| self.weights[s]).collect();
+        self.table = populate_weighted(&perms, &weights, m)
+            .into_iter()
+            .map(|i| if i == EMPTY { EMPTY } else { kept[i as usize] as u32 })
+            .collect();
+        self.built_over = available.to_vec();
+        self.owners.forget();
     }
 
     /// The first entry from `home` on whose server the pick may take.
@@ -147,7 +203,7 @@ impl Balancer for Maglev {
         if !eligible.any() {
             return None;
         }
-        let home = (self.hash.hash(request.key().as_bytes()) % TABLE_SIZE) as usize;
+        let home = (self.hash.hash(request.key().as_bytes()) % self.table.len() as u64) as usize;
         if let Some(s) = self.probe(home, eligible) {
             return Some(s);
         }
@@ -161,15 +217,7 @@ impl Balancer for Maglev {
         if available == self.built_over.as_slice() {
             return;
         }
-        let kept: Vec<usize> = (0..self.weights.len()).filter(|&s| available[s]).collect();
-        let perms: Vec<(u64, u64)> = kept.iter().map(|&s| self.permutations[s]).collect();
-        let weights: Vec<u32> = kept.iter().map(|&s| self.weights[s]).collect();
-        self.table = populate_weighted(&perms, &weights, TABLE_SIZE)
-            .into_iter()
-            .map(|i| if i == EMPTY { EMPTY } else { kept[i as usize] as u32 })
-            .collect();
-        self.built_over = available.to_vec();
-        self.owners.forget();
+        self.build(available, self.table.len() as u64);
     }
 }
 

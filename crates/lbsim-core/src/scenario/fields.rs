@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{ScenarioError, UNKNOWN_KEY};
 use super::kinds::{CheckKind, Layer, WorkKind};
-use crate::balancer::placement::Placement;
+use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
 use crate::events::{self, Events};
 use crate::hash::HashFn;
@@ -284,14 +284,23 @@ scenario! {
     balance_factor: u32 = 125
         => ("balance-factor", Integer, 100.0, 1000.0, 1.0, Hashing, "bounded-load factor (%)",
             "bounded-load factor in percent (HAProxy)"),
-    /// How the rings are placed (consistent-hash, bounded-load): `lbsim`,
-    /// or a real deployment's construction (`nginx`, `ketama`), which
-    /// brings its own hash and points per weight.
-    #[serde(skip_serializing_if = "Placement::is_default")]
-    ring: Placement = Placement::Lbsim
-        => ("ring", Choice, 0.0, 0.0, 0.0, Hashing, "ring placement",
-            "ring placement: lbsim, nginx (hash consistent: CRC-32, 160 per weight) or ketama (MD5); nginx and \
+    /// Whose construction the rules follow: `lbsim` (the default), or a
+    /// real balancer's (`nginx`, `haproxy`, `envoy`) or client's
+    /// (`ketama`), for the rules that balancer has; the others keep
+    /// lbsim's ([`Builder::follows`]). Read from `ring=` too, its old key.
+    #[serde(skip_serializing_if = "Builder::is_default", alias = "ring")]
+    builder: Builder = Builder::Lbsim
+        => ("builder", Choice, 0.0, 0.0, 0.0, Hashing, "as built by",
+            "whose construction the rules follow: lbsim, nginx (hash consistent: CRC-32, 160 per weight; hash: \
+             CRC-32 rehashed), haproxy (2.6: consistent ring of server ids, sdbm keys, nearest point), envoy \
+             (Maglev) or ketama (MD5 ring); the rules that builder lacks keep lbsim's; nginx, haproxy and \
              ketama override hash and vnodes"),
+    /// Entries of the Maglev table: a prime, as the population needs
+    /// (Envoy's `table_size`, its default 65,537).
+    #[serde(skip_serializing_if = "is_u32::<65_537>")]
+    maglev_size: u32 = 65_537
+        => ("maglev-size", Integer, 7.0, 5_000_011.0, 1.0, Hashing, "Maglev table size (a prime)",
+            "entries of the Maglev table, a prime (Envoy's table_size)"),
     /// Fleet events (SPEC section 12); none: a fixed, healthy pool.
     #[serde(skip_serializing_if = "Events::is_empty")]
     events: Events = Events::default()
@@ -412,13 +421,13 @@ scenario! {
 /// function, the ring points per weight unit and whose ring construction.
 /// A remapping experiment (SPEC section 5) takes them as the scenario's
 /// rules do, so one it shows is the ring a run builds.
-pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "ring"];
+pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "builder"];
 
 /// With [`PLACEMENT_KEYS`], every field a rule's picks on an idle pool
 /// depend on (what `lbsim trace` shows): the servers, their weights and
-/// names, bounded-load's factor (the pool the rules are built over) and the
+/// names, bounded-load's factor, the Maglev table's size (the pool the rules are built over) and the
 /// seed of the rules' random streams.
-pub const POOL_KEYS: &[&str] = &["servers", "weights", "names", "balance-factor", "seed"];
+pub const POOL_KEYS: &[&str] = &["servers", "weights", "names", "balance-factor", "maglev-size", "seed"];
 
 impl ScenarioError {
     /// A key that is no field at all (a link's `colour=blue`): its message
@@ -433,8 +442,12 @@ impl ScenarioError {
     }
 }
 
-/// Looks a field up by its key.
+/// Keys a field had before it was renamed, still read: `(old, new)`.
+pub const OLD_KEYS: &[(&str, &str)] = &[("ring", "builder")];
+
+/// Looks a field up by its key (or a key it had, [`OLD_KEYS`]).
 pub fn field_spec(key: &str) -> Option<&'static Field> {
+    let key = OLD_KEYS.iter().find(|(old, _)| *old == key).map_or(key, |(_, new)| new);
     FIELDS.iter().find(|f| f.key == key)
 }
 
@@ -611,7 +624,7 @@ macro_rules! choice {
         }
     )*};
 }
-choice!(WorkKind, HashFn, Placement, CheckKind, Layer);
+choice!(WorkKind, HashFn, Builder, CheckKind, Layer);
 
 /// Speeds, one per server.
 impl FieldValue for Vec<f64> {

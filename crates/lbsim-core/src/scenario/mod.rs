@@ -13,7 +13,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::balancer::placement::Placement;
+use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
 
 mod error;
@@ -24,7 +24,7 @@ mod model;
 pub use self::error::{ScenarioError, Unprintable};
 use self::fields::table;
 pub use self::fields::{
-    field_spec, valid_name, Field, FieldKind, Group, Scenario, FIELDS, MAX_RING_POINTS, MAX_SEED,
+    field_spec, valid_name, Field, FieldKind, Group, Scenario, FIELDS, MAX_RING_POINTS, MAX_SEED, OLD_KEYS,
     PLACEMENT_KEYS, POOL_KEYS,
 };
 pub use self::kinds::{CheckKind, Layer, WorkKind};
@@ -73,6 +73,13 @@ impl Scenario {
         if self.algorithms.is_empty() {
             return Err(table("algorithms").error(""));
         }
+        if !crate::balancer::maglev::is_prime(u64::from(self.maglev_size)) {
+            let f = table("maglev-size");
+            return Err(ScenarioError {
+                allowed: format!("a prime from {} to {} ({})", f.min, f.max, f.meaning),
+                ..f.error(&self.maglev_size.to_string())
+            });
+        }
         let n = self.servers as usize;
         let per_server = |key: &str, len: usize| -> Result<(), ScenarioError> {
             if len == 0 || len == n {
@@ -114,11 +121,13 @@ impl Scenario {
         // One ring serves every copy for consistent-hash; bounded-load
         // keeps counts per copy, and a ring each.
         let weight = (0..n).map(|i| u64::from(self.weight(i))).sum::<u64>();
-        // NGINX places 160 points per weight unit, ketama about 160 per server.
-        let ring = match self.ring {
-            Placement::Lbsim => u64::from(self.vnodes) * weight,
-            Placement::Nginx => 160 * weight,
-            Placement::Ketama => 160 * n as u64,
+        // NGINX places 160 points per weight unit, HAProxy 16, ketama about
+        // 160 per server.
+        let ring = match self.builder {
+            Builder::Lbsim | Builder::Envoy => u64::from(self.vnodes) * weight,
+            Builder::Nginx => 160 * weight,
+            Builder::Haproxy => 16 * (0..n).map(|i| u64::from(self.weight(i).min(256))).sum::<u64>(),
+            Builder::Ketama => 160 * n as u64,
         };
         let has = |a: AlgorithmId| self.algorithms.contains(&a);
         let rings = if has(AlgorithmId::BoundedLoad) {
@@ -131,8 +140,8 @@ impl Scenario {
             let copies = "or, for bounded-load, the balancer copies";
             // Only what the reader can change for this ring: NGINX's and
             // ketama's bring their own points, so vnodes is not it there.
-            return Err(match self.ring {
-                Placement::Lbsim => ScenarioError {
+            return Err(match self.builder {
+                Builder::Lbsim | Builder::Envoy => ScenarioError {
                     field: "vnodes".to_string(),
                     value: self.vnodes.to_string(),
                     allowed: format!(
@@ -140,20 +149,22 @@ impl Scenario {
                          {ring} per ring, {rings} rings); lower vnodes, the weights {copies}"
                     ),
                 },
-                Placement::Nginx => ScenarioError {
+                Builder::Nginx | Builder::Haproxy => ScenarioError {
                     field: "weights".to_string(),
                     // The total, not a list of up to 1,024 weights.
                     value: format!("a total weight of {weight} over {n} servers"),
                     allowed: format!(
-                        "160 x total weight x rings at most {MAX_RING_POINTS} ring points with ring=nginx \
-                         (here {total}: {ring} per ring, {rings} rings); lower the servers, the weights {copies}"
+                        "{} x total weight x rings at most {MAX_RING_POINTS} ring points with builder={} \
+                         (here {total}: {ring} per ring, {rings} rings); lower the servers, the weights {copies}",
+                        if self.builder == Builder::Nginx { 160 } else { 16 },
+                        self.builder.id()
                     ),
                 },
-                Placement::Ketama => ScenarioError {
+                Builder::Ketama => ScenarioError {
                     field: "servers".to_string(),
                     value: self.servers.to_string(),
                     allowed: format!(
-                        "160 x servers x rings at most {MAX_RING_POINTS} ring points with ring=ketama \
+                        "160 x servers x rings at most {MAX_RING_POINTS} ring points with builder=ketama \
                          (here {total}: {ring} per ring, {rings} rings); lower the servers {copies}"
                     ),
                 },
@@ -197,7 +208,8 @@ impl Scenario {
             "sigma" => self.work == WorkKind::Lognormal,
             "load" => self.rate.is_none(),
             // NGINX's and ketama's rings bring their own points per weight.
-            "vnodes" => self.ring == Placement::Lbsim,
+            "vnodes" => !self.builder.owns_points(),
+            "maglev-size" => self.algorithms.contains(&AlgorithmId::Maglev),
             _ => true,
         }
     }

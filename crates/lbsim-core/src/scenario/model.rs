@@ -20,7 +20,8 @@ impl Scenario {
             hash: self.hash,
             vnodes: self.vnodes,
             balance_factor: self.balance_factor,
-            ring: self.ring,
+            builder: self.builder,
+            maglev_size: self.maglev_size,
         }
     }
 
