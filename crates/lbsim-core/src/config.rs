@@ -18,6 +18,7 @@ use core::fmt::Write;
 
 use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
+use crate::hash::HashFn;
 use crate::scenario::{CheckKind, Scenario};
 
 /// The balancers a scenario can be written for.
@@ -191,7 +192,12 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
         AlgorithmId::Random => "random;".into(),
         AlgorithmId::PowerOfTwo => "random two least_conn;".into(),
         AlgorithmId::UserHash => {
-            notes.push("lbsim's user-hash is FNV-1a mod N; NGINX's hash (no consistent) places keys by its own CRC-32 form".into());
+            if scenario.builder != Builder::Nginx {
+                notes.push(
+                    "lbsim predicts NGINX's hash (its CRC-32 form) with builder=nginx (--builder nginx)"
+                        .into(),
+                );
+            }
             format!("hash {key};")
         }
         AlgorithmId::ConsistentHash => {
@@ -271,11 +277,21 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
         AlgorithmId::Random => ("random(1)".into(), None),
         AlgorithmId::PowerOfTwo => ("random(2)".into(), None),
         AlgorithmId::UserHash => (source.clone(), Some("hash-type map-based".into())),
-        AlgorithmId::ConsistentHash => (source.clone(), Some("hash-type consistent".into())),
-        AlgorithmId::BoundedLoad => (
-            source.clone(),
-            Some(format!("hash-type consistent\n    hash-balance-factor {}", scenario.balance_factor)),
-        ),
+        AlgorithmId::ConsistentHash | AlgorithmId::BoundedLoad => {
+            if scenario.builder != Builder::Haproxy {
+                notes.push("lbsim predicts HAProxy's ring with builder=haproxy (--builder haproxy)".into());
+            }
+            // Unnamed, HAProxy's default: sdbm with avalanche.
+            let function = match scenario.hash {
+                Some(h) if HashFn::HAPROXY.contains(&h) => format!(" {}", h.id()),
+                _ => String::new(),
+            };
+            let mut hashing = format!("hash-type consistent{function}");
+            if request.rule == AlgorithmId::BoundedLoad {
+                let _ = write!(hashing, "\n    hash-balance-factor {}", scenario.balance_factor);
+            }
+            (source.clone(), Some(hashing))
+        }
         other => {
             notes.push(format!("{}: not in HAProxy; round robin is written instead", other.id()));
             ("roundrobin".into(), None)
@@ -352,7 +368,13 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
         };
         let _ = writeln!(out, "# the route hashes on the key: hash_policy: [ {{ {key} }} ]");
     }
+    if policy == "MAGLEV" && scenario.builder != Builder::Envoy {
+        let _ = writeln!(out, "# lbsim predicts Envoy's Maglev table with builder=envoy (--builder envoy)");
+    }
     let _ = writeln!(out, "name: lbsim\nconnect_timeout: 5s\ntype: STATIC\nlb_policy: {policy}");
+    if policy == "MAGLEV" && u64::from(scenario.maglev_size) != crate::balancer::maglev::TABLE_SIZE {
+        let _ = writeln!(out, "maglev_lb_config:\n  table_size: {}", scenario.maglev_size);
+    }
     if scenario.slow_start_ms > 0 && !matches!(policy, "ROUND_ROBIN" | "LEAST_REQUEST") {
         let _ =
             writeln!(out, "# slow start (slow-start-ms): Envoy's is for round robin and least request only");

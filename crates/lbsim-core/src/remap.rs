@@ -173,11 +173,12 @@ impl Remap {
         match (self.scheme, self.builder) {
             (Scheme::ConsistentHash, Builder::Nginx) => "crc32 (nginx ring)",
             (Scheme::ConsistentHash, Builder::Ketama) => "md5 (ketama ring)",
-            (Scheme::ConsistentHash, Builder::Haproxy) => match Builder::haproxy_hash(self.hash) {
+            (Scheme::ConsistentHash, Builder::Haproxy) => match self.hash {
+                HashFn::Sdbm => "sdbm (haproxy ring)",
                 HashFn::Djb2 => "djb2 (haproxy ring)",
                 HashFn::Wt6 => "wt6 (haproxy ring)",
                 HashFn::Crc32 => "crc32 (haproxy ring)",
-                _ => "sdbm (haproxy ring)",
+                _ => "sdbm+avalanche (haproxy ring)",
             },
             _ => self.hash.id(),
         }

@@ -1,18 +1,20 @@
-//! `cargo xtask conformance`: the real NGINX decides, not our reading of
-//! its source. For each case the suite writes an NGINX config, starts
-//! Debian's `nginx-light` in the foreground on loopback high ports under a
-//! private prefix (one process, so one balancer's state), sends a bounded
-//! sequence of requests, reads which backend answered each one, and
-//! compares that, request by request, with what `lbsim trace` predicts for
-//! the same pool. The upstream blocks are the ones `lbsim config --for
-//! nginx` writes; and every rule's whole config, NGINX's and HAProxy's,
-//! must pass `nginx -t` and `haproxy -c`.
+//! `cargo xtask conformance`: the real NGINX and HAProxy decide, not our
+//! reading of their source. For each case the suite writes the balancer's
+//! config, starts Debian's `nginx-light` or `haproxy` in the foreground on
+//! loopback high ports under a private prefix (one process each, HAProxy
+//! with `nbthread 1`, so one balancer's state), sends a bounded sequence of
+//! requests, reads which backend answered each one, and compares that,
+//! request by request, with what `lbsim trace` predicts for the same pool.
+//! The upstream and backend blocks are the ones `lbsim config --for nginx`
+//! and `--for haproxy` write; and every rule's whole config must pass
+//! `nginx -t` and `haproxy -c`.
 //!
-//! The backends are server blocks of the same NGINX that answer their own
-//! `address:port`. NGINX is installed when missing (as root: `apt-get
-//! install nginx-light`, with a `policy-rc.d` that keeps the packaged
-//! service from starting). Where it cannot be had, CI (`CI=true`) fails
-//! and elsewhere the suite is skipped with a loud line.
+//! The backends are server blocks of the NGINX process that answer their
+//! own `address:port`; they are up before HAProxy starts. Each balancer is
+//! installed when missing (as root: `apt-get install`, with a
+//! `policy-rc.d` that keeps the packaged service from starting). Where one
+//! cannot be had, CI (`CI=true`) fails and elsewhere its cases are skipped
+//! with a loud line.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -22,9 +24,11 @@ use std::time::{Duration, Instant};
 
 use crate::tools::{have, output, root, run, step};
 
-/// The backends' ports; the balancers listen from `FRONT`.
+/// The backends' ports; NGINX's balancers listen from `FRONT`, HAProxy's
+/// from `HAPROXY_FRONT`.
 const BACKENDS: [u16; 7] = [18281, 18282, 18283, 18284, 18285, 18286, 18287];
 const FRONT: u16 = 18301;
+const HAPROXY_FRONT: u16 = 18341;
 
 /// One comparison: a rule over a pool (the flags `lbsim config` and
 /// `lbsim trace` both take), and how many requests, request i carrying the
@@ -36,10 +40,56 @@ struct Case {
     flags: &'static [&'static str],
 }
 
-/// The cases: smooth weighted round robin (NGINX's default) for several
-/// weightings, and `hash $arg_user consistent` over four, five and seven
-/// servers with user-1 .. user-2000 as keys (`lbsim trace` sends pick i to
-/// user i+1).
+/// A hashing case over user-1 .. user-2000.
+const fn keys(name: &'static str, weights: &'static [u32], flags: &'static [&'static str]) -> Case {
+    Case { name, weights, picks: 2000, flags }
+}
+
+/// HAProxy's cases: `hash-type consistent` alone (sdbm with avalanche) and
+/// with each of its key hashes named (no avalanche), weighted and not, and bounded loads (requests one at a time, so the
+/// allowance never binds: its home point and walk start are compared).
+const HAPROXY_CASES: &[Case] = &[
+    keys(
+        "hash-type consistent (sdbm, avalanche), 4 servers",
+        &[1, 1, 1, 1],
+        &["--algorithm", "consistent-hash", "--builder", "haproxy"],
+    ),
+    keys(
+        "hash-type consistent (sdbm, avalanche), 7 servers weighted 2,1,1,3,1,1,1",
+        &[2, 1, 1, 3, 1, 1, 1],
+        &["--algorithm", "consistent-hash", "--builder", "haproxy"],
+    ),
+    keys(
+        "hash-type consistent sdbm, 4 servers",
+        &[1, 1, 1, 1],
+        &["--algorithm", "consistent-hash", "--builder", "haproxy", "--hash", "sdbm"],
+    ),
+    keys(
+        "hash-type consistent djb2, 5 servers weighted 1,4,1,2,1",
+        &[1, 4, 1, 2, 1],
+        &["--algorithm", "consistent-hash", "--builder", "haproxy", "--hash", "djb2"],
+    ),
+    keys(
+        "hash-type consistent wt6, 5 servers",
+        &[1, 1, 1, 1, 1],
+        &["--algorithm", "consistent-hash", "--builder", "haproxy", "--hash", "wt6"],
+    ),
+    keys(
+        "hash-type consistent crc32, 6 servers weighted 3,1,1,1,2,1",
+        &[3, 1, 1, 1, 2, 1],
+        &["--algorithm", "consistent-hash", "--builder", "haproxy", "--hash", "crc32"],
+    ),
+    keys(
+        "hash-balance-factor 125, one request at a time, 4 servers",
+        &[1, 1, 1, 1],
+        &["--algorithm", "bounded-load", "--builder", "haproxy"],
+    ),
+];
+
+/// NGINX's cases: smooth weighted round robin (its default) for several
+/// weightings, `hash $arg_user consistent` over four, five and seven
+/// servers and `hash $arg_user` over four and five, with user-1 ..
+/// user-2000 as keys (`lbsim trace` sends pick i to user i+1).
 const CASES: &[Case] = &[
     Case {
         name: "round robin 5,1,1",
@@ -69,20 +119,26 @@ const CASES: &[Case] = &[
         name: "hash $arg_user consistent, 4 servers",
         weights: &[1, 1, 1, 1],
         picks: 2000,
-        flags: &["--algorithm", "consistent-hash", "--ring", "nginx"],
+        flags: &["--algorithm", "consistent-hash", "--builder", "nginx"],
     },
     Case {
         name: "hash $arg_user consistent, 5 servers",
         weights: &[1, 1, 1, 1, 1],
         picks: 2000,
-        flags: &["--algorithm", "consistent-hash", "--ring", "nginx"],
+        flags: &["--algorithm", "consistent-hash", "--builder", "nginx"],
     },
     Case {
         name: "hash $arg_user consistent, 7 servers weighted 2,1,1,3,1,1,1",
         weights: &[2, 1, 1, 3, 1, 1, 1],
         picks: 2000,
-        flags: &["--algorithm", "consistent-hash", "--ring", "nginx"],
+        flags: &["--algorithm", "consistent-hash", "--builder", "nginx"],
     },
+    keys("hash $arg_user, 4 servers", &[1, 1, 1, 1], &["--algorithm", "user-hash", "--builder", "nginx"]),
+    keys(
+        "hash $arg_user, 5 servers weighted 2,1,3,1,1",
+        &[2, 1, 3, 1, 1],
+        &["--algorithm", "user-hash", "--builder", "nginx"],
+    ),
 ];
 
 fn address(port: u16) -> String {
@@ -91,7 +147,7 @@ fn address(port: u16) -> String {
 
 /// Runs every case against the real NGINX.
 pub fn conformance() -> Result<(), String> {
-    step("conformance: the real NGINX against lbsim trace, request by request");
+    step("conformance: the real NGINX and HAProxy against lbsim trace, request by request");
     if !ensure(&nginx_path().to_string_lossy(), "nginx-light", "-v")? {
         return Ok(());
     }
@@ -102,15 +158,39 @@ pub fn conformance() -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&prefix);
     std::fs::create_dir_all(prefix.join("logs")).map_err(|e| e.to_string())?;
     std::fs::write(prefix.join("nginx.conf"), config(&prefix, &lbsim)?).map_err(|e| e.to_string())?;
-    let mut nginx = Running::start(&prefix)?;
+    let mut nginx = Running::start(nginx_command(&prefix), &prefix, FRONT + CASES.len() as u16 - 1)?;
+    let agree = compare("nginx", &lbsim, CASES, FRONT)?;
+    eprintln!("nginx: {agree} agree");
+    // HAProxy in front of the same backends, which stay up.
+    if ensure("haproxy", "haproxy", "-v")? {
+        let dir = target.join("conformance/haproxy");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let cfg = dir.join("haproxy.cfg");
+        std::fs::write(&cfg, haproxy_config(&dir, &lbsim)?).map_err(|e| e.to_string())?;
+        let mut command = Command::new("haproxy");
+        command.arg("-db").arg("-f").arg(&cfg);
+        let last = HAPROXY_FRONT + HAPROXY_CASES.len() as u16 - 1;
+        let mut haproxy = Running::start(command, &dir, last)?;
+        let agree = compare("haproxy", &lbsim, HAPROXY_CASES, HAPROXY_FRONT)?;
+        haproxy.stop();
+        eprintln!("haproxy: {agree} agree");
+    }
+    nginx.stop();
+    configs_pass_their_checks(&lbsim, &target.join("conformance"))
+}
+
+/// Sends each case's requests to its front (from `front`) and compares the
+/// backends that answered with `lbsim trace`'s picks; the requests that
+/// agree, or the first that does not.
+fn compare(balancer: &str, lbsim: &Path, cases: &[Case], front: u16) -> Result<usize, String> {
     let mut agree = 0;
-    for (i, case) in CASES.iter().enumerate() {
-        let front = FRONT + i as u16;
-        let seen = nginx.sequence(front, case.picks)?;
-        let predicted = predict(&lbsim, case)?;
+    for (i, case) in cases.iter().enumerate() {
+        let seen = sequence(front + i as u16, case.picks)?;
+        let predicted = predict(lbsim, case)?;
         if let Some(at) = seen.iter().zip(&predicted).position(|(a, b)| a != b) {
             return Err(format!(
-                "nginx, {}: request {} (user-{}) went to {} in NGINX, to {} in lbsim trace",
+                "{balancer}, {}: request {} (user-{}) went to {} in {balancer}, to {} in lbsim trace",
                 case.name,
                 at + 1,
                 at + 1,
@@ -120,7 +200,7 @@ pub fn conformance() -> Result<(), String> {
         }
         if seen.len() != predicted.len() {
             return Err(format!(
-                "nginx, {}: {} answers against {} picks",
+                "{balancer}, {}: {} answers against {} picks",
                 case.name,
                 seen.len(),
                 predicted.len()
@@ -129,15 +209,33 @@ pub fn conformance() -> Result<(), String> {
         eprintln!("  {}: {} requests agree", case.name, seen.len());
         agree += seen.len();
     }
-    nginx.stop();
-    eprintln!("nginx: {agree} agree");
-    configs_pass_their_checks(&lbsim, &target.join("conformance"))
+    Ok(agree)
+}
+
+/// HAProxy's config: one thread, in the foreground, a frontend per case
+/// whose backend is the block `lbsim config --for haproxy` writes.
+fn haproxy_config(dir: &Path, lbsim: &Path) -> Result<String, String> {
+    let mut out = format!(
+        "global\n    nbthread 1\n    pidfile {}/haproxy.pid\n\ndefaults\n    mode http\n    timeout connect 2s\n    \
+         timeout client 5s\n    timeout server 5s\n\n",
+        dir.display()
+    );
+    for (i, case) in HAPROXY_CASES.iter().enumerate() {
+        let block = run_lbsim(lbsim, "config", case, &["--for", "haproxy"])?;
+        out += &format!(
+            "frontend front{i}\n    bind {}\n    default_backend case{i}\n\n",
+            address(HAPROXY_FRONT + i as u16)
+        );
+        out += &block.replacen("backend lbsim", &format!("backend case{i}"), 1);
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 /// Every rule's whole config, with health checks, retries, 5xx counting
 /// and slow start set, passes `nginx -t` and `haproxy -c`.
 fn configs_pass_their_checks(lbsim: &Path, dir: &Path) -> Result<(), String> {
-    let haproxy = ensure("haproxy", "haproxy", "-v")?;
+    let haproxy = have("haproxy", "-v");
     let lbsim = lbsim.to_string_lossy();
     let mut checked = 0;
     for rule in lbsim_core::AlgorithmId::ALL {
@@ -237,50 +335,47 @@ fn predict(lbsim: &Path, case: &Case) -> Result<Vec<String>, String> {
     Ok(picks.iter().map(|p| p.as_str().unwrap_or_default().to_string()).collect())
 }
 
-/// NGINX running in the foreground, stopped by its own pid.
+/// NGINX in the foreground, its paths under `prefix`.
+fn nginx_command(prefix: &Path) -> Command {
+    let mut command = Command::new(nginx_path());
+    command.arg("-p").arg(prefix).arg("-c").arg(prefix.join("nginx.conf"));
+    command
+}
+
+/// The backend that answers each of `n` requests to `front`, request i
+/// carrying `?user=user-{i+1}`.
+fn sequence(front: u16, n: usize) -> Result<Vec<String>, String> {
+    (1..=n).map(|user| get(front, &format!("/?user=user-{user}"))).collect()
+}
+
+/// A balancer running in the foreground, stopped by its own pid.
 struct Running {
     child: Child,
 }
 
 impl Running {
-    fn start(prefix: &Path) -> Result<Running, String> {
-        let conf = prefix.join("nginx.conf");
-        let child = Command::new(nginx_path())
-            .arg("-p")
-            .arg(prefix)
-            .arg("-c")
-            .arg(&conf)
+    /// Starts `command` and waits (at most 10 s) until port `last`, its
+    /// last front, answers; `dir` holds its logs.
+    fn start(mut command: Command, dir: &Path, last: u16) -> Result<Running, String> {
+        let program = command.get_program().to_string_lossy().into_owned();
+        let child = command
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
-            .map_err(|e| format!("could not start nginx: {e}"))?;
+            .map_err(|e| format!("could not start {program}: {e}"))?;
         let mut running = Running { child };
-        // Up once every balancer answers (at most 10 s).
         let started = Instant::now();
-        let last = FRONT + CASES.len() as u16 - 1;
         while TcpStream::connect(("127.0.0.1", last)).is_err() {
             if started.elapsed() > Duration::from_secs(10) {
                 running.stop();
-                return Err(format!(
-                    "nginx did not listen within 10 s (see {}/logs/error.log)",
-                    prefix.display()
-                ));
+                return Err(format!("{program} did not listen within 10 s (see {})", dir.display()));
             }
             if let Ok(Some(status)) = running.child.try_wait() {
-                return Err(format!(
-                    "nginx exited at once ({status}; see {}/logs/error.log)",
-                    prefix.display()
-                ));
+                return Err(format!("{program} exited at once ({status}; see {})", dir.display()));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         Ok(running)
-    }
-
-    /// The backend that answers each of `n` requests to `front`, request i
-    /// carrying `?user=user-{i+1}`.
-    fn sequence(&mut self, front: u16, n: usize) -> Result<Vec<String>, String> {
-        (1..=n).map(|user| get(front, &format!("/?user=user-{user}"))).collect()
     }
 
     fn stop(&mut self) {

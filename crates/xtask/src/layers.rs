@@ -444,6 +444,19 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         syn::visit::visit_item(self, item);
     }
 
+    fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::ImplItem::Fn(f) => &f.attrs,
+            syn::ImplItem::Const(c) => &c.attrs,
+            syn::ImplItem::Type(t) => &t.attrs,
+            _ => &[],
+        };
+        if for_tests(attrs) {
+            return;
+        }
+        syn::visit::visit_impl_item(self, item);
+    }
+
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         // A `mod x;` declaration is not a path to `x`; an inline module
         // is a scope of its own.
@@ -507,13 +520,17 @@ mod tests {
     fn siblings_test_code_and_macro_paths_are_followed_as_they_should_be() {
         let g = graph(&[
             ("lib.rs", "mod a; mod b; mod c; fn f() { m!(b::X); }"),
-            ("a.rs", "use crate::b::{X, Y}; #[cfg(test)] mod tests { use crate::c::Z; }"),
+            (
+                "a.rs",
+                "use crate::b::{X, Y}; #[cfg(test)] mod tests { use crate::c::Z; } \
+                      impl X { #[cfg(test)] fn t() -> crate::c::Z { todo!() } }",
+            ),
             ("b.rs", "pub struct X; pub struct Y; fn g() -> crate::c::Z { todo!() }"),
             ("c.rs", "pub struct Z;"),
         ]);
         assert!(g.circles().is_empty());
         let named = |m: &str| g.edges[m].keys().cloned().collect::<Vec<_>>();
-        assert_eq!(named("a"), vec!["b"], "test code is left out");
+        assert_eq!(named("a"), vec!["b"], "test code, test-only methods included, is left out");
         assert_eq!(named("b"), vec!["c"], "paths in types count");
         assert_eq!(named(""), vec!["b"], "paths in macros count");
         let breaks = g.layer_breaks(&[&["c", "b"], &["a"], &["crate"]]);

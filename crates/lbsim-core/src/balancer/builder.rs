@@ -1,7 +1,8 @@
 //! Whose construction the rules follow (`builder=`): lbsim's own, or a
 //! real balancer's, so a reader can predict what their deployment does.
-//! A builder applies to the rules it has ([`Builder::follows`]); the
-//! others keep lbsim's construction, and every front end says so.
+//! A builder applies to the rules it has (`Builder::follows`, beside the
+//! rules' registry); the others keep lbsim's construction, and every front
+//! end says so.
 //!
 //! - `lbsim` (the default): ring point `i` of server `name` at
 //!   `hash("{name}#{i}")`, `vnodes` points per weight unit, with the
@@ -17,8 +18,10 @@
 //!   Smooth weighted round robin is NGINX's in every builder.
 //! - `haproxy` (2.6): `hash-type consistent` (`lb_chash.c`): server `k`
 //!   (its id, 1 for the first `server` line) has `16 x weight` points
-//!   `full_hash(k x 4096 + j)`; the key's hash is sdbm unless the
-//!   scenario's hash is another of HAProxy's (djb2, wt6, crc32); a key
+//!   `full_hash(k x 4096 + j)`; the key's hash is the scenario's when it is
+//!   one of HAProxy's (sdbm, djb2, wt6, crc32: `hash-type consistent
+//!   FUNCTION`), else HAProxy's default for `hash-type consistent` alone,
+//!   sdbm then `full_hash` (its `avalanche`); a key
 //!   goes to the nearer of the points around it, the previous one on a
 //!   tie (`chash_get_server_hash`). Bounded loads walk on from there.
 //! - `envoy`: Maglev's permutations as Envoy's `MaglevTable` takes them
@@ -37,7 +40,6 @@ use core::str::FromStr;
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 
-use super::AlgorithmId;
 use crate::hash::{HashFn, KeyBuf};
 
 /// HAProxy's points per unit of weight (`BE_WEIGHT_SCALE`).
@@ -90,39 +92,6 @@ impl Builder {
             Builder::Envoy => "Envoy",
             Builder::Ketama => "libketama",
         }
-    }
-
-    /// Whether `rule` follows this builder's construction (the others keep
-    /// lbsim's). Only constructions held to the real program or to its own
-    /// test vectors are listed (docs/testing.md).
-    pub fn follows(self, rule: AlgorithmId) -> bool {
-        use AlgorithmId::*;
-        match self {
-            Builder::Lbsim => true,
-            Builder::Nginx => matches!(rule, RoundRobin | UserHash | ConsistentHash),
-            Builder::Haproxy => matches!(rule, ConsistentHash | BoundedLoad),
-            Builder::Envoy => matches!(rule, Maglev),
-            Builder::Ketama => matches!(rule, ConsistentHash),
-        }
-    }
-
-    /// What a front end says of `rules` under this builder: which follow
-    /// it and which keep lbsim's construction; `None` for `lbsim`.
-    pub fn note(self, rules: &[AlgorithmId]) -> Option<alloc::string::String> {
-        if self == Builder::Lbsim {
-            return None;
-        }
-        let (own, kept): (Vec<AlgorithmId>, Vec<AlgorithmId>) = rules.iter().partition(|&&r| self.follows(r));
-        let ids = |rules: &[AlgorithmId]| rules.iter().map(|r| r.id()).collect::<Vec<_>>().join(", ");
-        let mut text = if own.is_empty() {
-            alloc::format!("builder={}: none of these rules is {}'s", self.id(), self.name())
-        } else {
-            alloc::format!("builder={}: {} as {} builds them", self.id(), ids(&own), self.name())
-        };
-        if !kept.is_empty() && !own.is_empty() {
-            text += &alloc::format!("; {} as lbsim builds them", ids(&kept));
-        }
-        Some(text)
     }
 
     /// Whether its rings bring their own points per weight (so `vnodes`
@@ -225,28 +194,19 @@ impl Builder {
     }
 
     /// The hash of a key on this builder's ring (`lbsim`: the scenario's
-    /// hash function; `haproxy`: it when HAProxy offers it, else sdbm).
+    /// hash function; `haproxy`: it when HAProxy offers it, else sdbm with
+    /// avalanche).
     pub fn key_hash(self, key: &[u8], hash: HashFn) -> u64 {
         match self {
             Builder::Lbsim | Builder::Envoy => hash.hash(key),
-            Builder::Haproxy => Builder::haproxy_hash(hash).hash(key),
+            Builder::Haproxy if HashFn::HAPROXY.contains(&hash) => hash.hash(key),
+            // `hash-type consistent` with no function: sdbm, then avalanche.
+            Builder::Haproxy => u64::from(crate::hash::full_hash(crate::hash::sdbm(key))),
             Builder::Nginx => u64::from(crate::hash::crc32(key)),
             Builder::Ketama => {
                 let digest = Md5::digest(key);
                 u64::from(u32::from_le_bytes([digest[0], digest[1], digest[2], digest[3]]))
             }
-        }
-    }
-}
-
-impl Builder {
-    /// HAProxy's `hash-type` function for the scenario's `hash`: the same
-    /// when HAProxy has it, else its default, sdbm.
-    pub fn haproxy_hash(hash: HashFn) -> HashFn {
-        if HashFn::HAPROXY.contains(&hash) {
-            hash
-        } else {
-            HashFn::Sdbm
         }
     }
 }

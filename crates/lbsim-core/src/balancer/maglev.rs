@@ -299,6 +299,13 @@ mod tests {
     }
 
     #[test]
+    fn the_default_table_is_this_size_everywhere() {
+        let scenario = crate::scenario::Scenario::default();
+        assert_eq!(u64::from(scenario.maglev_size), TABLE_SIZE);
+        assert_eq!(u64::from(Pool::named(&["a"]).maglev_size), TABLE_SIZE);
+    }
+
+    #[test]
     fn shares_are_near_equal() {
         // The paper's point: each backend gets nearly M / N entries.
         let names: Vec<alloc::string::String> = (1..=5).map(|i| alloc::format!("s{i}")).collect();

@@ -11,6 +11,8 @@ use core::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use self::builder::Builder;
+
 pub use self::rule::{
     effective_weights, fewer_per_weight, uniform_among, Balancer, Counts, Eligible, PerUser, Pick, Pool,
     Unfinished, WeightedDraw, REJECTION_TRIES,
@@ -96,6 +98,45 @@ algorithms! {
         "Maglev lookup table of 65,537 entries";
     Rendezvous => "rendezvous", rendezvous::Rendezvous, 0x999933,
         "highest random weight";
+}
+
+// Which rules a builder has lives beside the registry, so `builder.rs`
+// needs nothing from this module.
+impl Builder {
+    /// Whether `rule` follows this builder's construction (the others keep
+    /// lbsim's). Only constructions held to the real program or to its own
+    /// test vectors are listed (docs/testing.md).
+    pub fn follows(self, rule: AlgorithmId) -> bool {
+        use AlgorithmId::*;
+        match self {
+            Builder::Lbsim => true,
+            Builder::Nginx => matches!(rule, RoundRobin | UserHash | ConsistentHash),
+            Builder::Haproxy => matches!(rule, ConsistentHash | BoundedLoad),
+            Builder::Envoy => matches!(rule, Maglev),
+            Builder::Ketama => matches!(rule, ConsistentHash),
+        }
+    }
+
+    /// What a front end says of `rules` under this builder: which follow
+    /// it and which keep lbsim's construction; `None` for `lbsim`.
+    pub fn note(self, rules: &[AlgorithmId]) -> Option<alloc::string::String> {
+        if self == Builder::Lbsim {
+            return None;
+        }
+        let (own, kept): (alloc::vec::Vec<AlgorithmId>, alloc::vec::Vec<AlgorithmId>) =
+            rules.iter().partition(|&&r| self.follows(r));
+        let ids =
+            |rules: &[AlgorithmId]| rules.iter().map(|r| r.id()).collect::<alloc::vec::Vec<_>>().join(", ");
+        let mut text = if own.is_empty() {
+            alloc::format!("builder={}: none of these rules is {}'s", self.id(), self.name())
+        } else {
+            alloc::format!("builder={}: {} as {} builds them", self.id(), ids(&own), self.name())
+        };
+        if !kept.is_empty() && !own.is_empty() {
+            text += &alloc::format!("; {} as lbsim builds them", ids(&kept));
+        }
+        Some(text)
+    }
 }
 
 impl FromStr for AlgorithmId {

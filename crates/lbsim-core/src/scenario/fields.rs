@@ -275,7 +275,8 @@ scenario! {
     /// such as `s1#0`, `s1#1` would crowd the points).
     hash: Option<HashFn> = None
         => ("hash", Choice, 0.0, 0.0, 0.0, Hashing, "hash function",
-            "hash function: fnv1a32, xxh32, xxh64, crc32 (unset: fnv1a32 for user-hash, xxh64 otherwise)"),
+            "hash function: fnv1a32, xxh32, xxh64, crc32, or HAProxy's sdbm, djb2, wt6 (unset: fnv1a32 for \
+             user-hash, xxh64 otherwise)"),
     /// Ring points per weight unit (consistent-hash, bounded-load).
     vnodes: u32 = 160
         => ("vnodes", Integer, 1.0, 1000.0, 1.0, Hashing, "ring points per weight",
@@ -291,10 +292,9 @@ scenario! {
     #[serde(skip_serializing_if = "Builder::is_default", alias = "ring")]
     builder: Builder = Builder::Lbsim
         => ("builder", Choice, 0.0, 0.0, 0.0, Hashing, "as built by",
-            "whose construction the rules follow: lbsim, nginx (hash consistent: CRC-32, 160 per weight; hash: \
-             CRC-32 rehashed), haproxy (2.6: consistent ring of server ids, sdbm keys, nearest point), envoy \
-             (Maglev) or ketama (MD5 ring); the rules that builder lacks keep lbsim's; nginx, haproxy and \
-             ketama override hash and vnodes"),
+            "whose construction the rules follow: lbsim, nginx (1.22), haproxy (2.6), envoy or ketama (MD5 \
+             ring); rules that builder lacks keep lbsim's; nginx, haproxy and ketama rings bring their own \
+             points (vnodes does not apply)"),
     /// Entries of the Maglev table: a prime, as the population needs
     /// (Envoy's `table_size`, its default 65,537).
     #[serde(skip_serializing_if = "is_u32::<65_537>")]
@@ -425,8 +425,8 @@ pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "builder"];
 
 /// With [`PLACEMENT_KEYS`], every field a rule's picks on an idle pool
 /// depend on (what `lbsim trace` shows): the servers, their weights and
-/// names, bounded-load's factor, the Maglev table's size (the pool the rules are built over) and the
-/// seed of the rules' random streams.
+/// names, bounded-load's factor, the Maglev table's size (the pool the
+/// rules are built over) and the seed of the rules' random streams.
 pub const POOL_KEYS: &[&str] = &["servers", "weights", "names", "balance-factor", "maglev-size", "seed"];
 
 impl ScenarioError {
