@@ -1,11 +1,12 @@
-//! `lbsim trace`: the first picks of a rule on an idle pool. Each pick is
-//! dispatched and completes at once, so the pool stays idle and the
-//! sequence shows the rule itself (smooth WRR with weights 5,1,1 gives
-//! a a b a c a a, as NGINX documents). Pick i is for user i+1, 1 ms apart.
+//! `lbsim trace`: the first picks of a rule on an idle pool, or its picks
+//! for given arrivals and finishes (`--steps`, held requests). On an idle
+//! pool each pick is dispatched and completes at once, so the sequence
+//! shows the rule itself (smooth WRR with weights 5,1,1 gives a a b a c a
+//! a, as NGINX documents); pick i is for user i+1. The core's `trace`
+//! module decides; this prints.
 
 use clap::Args;
-use lbsim_core::balancer::{self, Pick};
-use lbsim_core::workload::algorithm_rng;
+use lbsim_core::trace::{self, Step, MAX_STEPS};
 use lbsim_core::{AlgorithmId, Scenario};
 use serde::Serialize;
 
@@ -13,9 +14,6 @@ use crate::flags::{field_help, PickFields, ScenarioFlags};
 use crate::outcome::{bad, print, Failure};
 use crate::remap::TableOrJson;
 use crate::run::json_line;
-
-/// Most picks a trace prints.
-const MAX_PICKS: u64 = 100_000;
 
 fn algorithm_help() -> String {
     let ids: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
@@ -31,9 +29,14 @@ fn servers_help() -> String {
 pub struct TraceArgs {
     #[arg(long, value_name = "A", help = algorithm_help())]
     pub algorithm: String,
-    /// Number of picks: 1 to 100000 [default: 10]
-    #[arg(long, value_name = "K")]
+    /// Number of picks on an idle pool: 1 to 100000 [default: 10]
+    #[arg(long, value_name = "K", conflicts_with = "steps")]
     pub picks: Option<String>,
+    /// Arrivals and finishes in order, comma-separated: arrive:user-N (a
+    /// request of user N, picked for and held) and finish:K (the K-th
+    /// arrival finishes), at most 100000; one pick per arrival
+    #[arg(long, value_name = "STEPS")]
+    pub steps: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: TableOrJson,
@@ -67,37 +70,40 @@ pub fn trace(args: &TraceArgs) -> Result<(), Failure> {
         let ids: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
         bad("algorithm", &args.algorithm, ids.join(", "))
     })?;
-    let allowed = format!("1 to {MAX_PICKS} (number of picks)");
-    let picks: u64 = match &args.picks {
-        None => 10,
-        Some(text) => text.trim().parse().map_err(|_| bad("picks", text, allowed.clone()))?,
+    let steps: Vec<Step> = match (&args.steps, &args.picks) {
+        (Some(text), _) => trace::parse_steps(text)?,
+        (None, picks) => trace::idle(idle_picks(picks.as_deref())?),
     };
-    if !(1..=MAX_PICKS).contains(&picks) {
-        return Err(bad("picks", &picks.to_string(), allowed));
-    }
     let scenario = pool(&args.pool)?;
-    // The pool as the engine builds it from a scenario.
-    let pool = scenario.pool();
-    let mut rule = balancer::build(algorithm, &pool);
-    let mut rng = algorithm_rng(scenario.seed, algorithm.id());
-    let mut trace = Trace { picks: Vec::new() };
-    for i in 0..picks {
-        let now_ms = i as f64;
-        let user = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let server = rule.pick(&Pick { now_ms, user }, &mut rng);
-        rule.dispatched(server);
-        rule.completed(server, now_ms, 0.0);
-        trace.picks.push(pool.names[server].clone());
-    }
+    let servers = trace::picks(&scenario, algorithm, &steps);
+    let users = steps.iter().filter_map(|s| match s {
+        Step::Arrive { user } => Some(*user),
+        Step::Finish { .. } => None,
+    });
+    let names = scenario.pool().names;
+    let trace = Trace { picks: servers.iter().map(|&s| names[s].clone()).collect() };
     let text = match args.format {
         TableOrJson::Json => json_line(&trace)?,
         TableOrJson::Table => {
             let mut out = format!("{:>6} {:<12} {}\n", "pick", "user", "server");
-            for (i, server) in trace.picks.iter().enumerate() {
-                out += &format!("{:>6} {:<12} {}\n", i + 1, format!("user-{}", i + 1), server);
+            for (i, (server, user)) in trace.picks.iter().zip(users).enumerate() {
+                out += &format!("{:>6} {:<12} {}\n", i + 1, format!("user-{user}"), server);
             }
             out + &format!("\nsequence: {}\n", trace.picks.join(" "))
         }
     };
     print(&text)
+}
+
+/// The number of idle picks: `--picks`, 10 unless given.
+fn idle_picks(text: Option<&str>) -> Result<usize, Failure> {
+    let allowed = format!("1 to {MAX_STEPS} (number of picks)");
+    let picks: usize = match text {
+        None => 10,
+        Some(text) => text.trim().parse().map_err(|_| bad("picks", text, allowed.clone()))?,
+    };
+    if !(1..=MAX_STEPS).contains(&picks) {
+        return Err(bad("picks", &picks.to_string(), allowed));
+    }
+    Ok(picks)
 }

@@ -25,7 +25,8 @@
 //!    scenario) and [`events`] (the events grammar);
 //! 3. [`scenario`]: the type, the one field table, validation;
 //! 4. [`workload`], [`report`], [`theory`], [`remap`], [`cost`], [`config`]
-//!    (the scenario as NGINX, HAProxy or Envoy configuration);
+//!    (the scenario as NGINX, HAProxy or Envoy configuration), [`trace`] (a
+//!    rule's picks for given arrivals and finishes);
 //! 5. `server`: the server model both engines run on;
 //! 6. [`fleet`]: the event loop of a fleet that changes;
 //! 7. [`engine`]: a run, through the static loop or the fleet's;
@@ -54,6 +55,7 @@ mod server;
 mod sort;
 pub mod sweep;
 pub mod theory;
+pub mod trace;
 pub mod url;
 pub mod workload;
 

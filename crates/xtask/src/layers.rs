@@ -39,8 +39,8 @@ const LAYERS: &[Layers] = &[
             // The scenario: its type, the one field table, validation.
             &["scenario"],
             // What a scenario draws and what a run reports; formulas; remapping;
-            // the scenario as a real balancer's config.
-            &["workload", "report", "theory", "remap", "cost", "config"],
+            // the scenario as a real balancer's config; a rule's picks for given steps.
+            &["workload", "report", "theory", "remap", "cost", "config", "trace"],
             // The server model both engines run on.
             &["server"],
             // The fleet's event loop, then the engine that runs either loop.

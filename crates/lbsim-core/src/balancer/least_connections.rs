@@ -17,6 +17,14 @@
 //! (count / weight, arrival order at that key), O(log N) plus the tied
 //! servers' turn.
 //!
+//! As built by NGINX (`builder=nginx`), the tied servers take the smooth
+//! turn with equal weights too (`ngx_http_upstream_get_least_conn_peer`
+//! breaks every tie that way). As built by HAProxy (`builder=haproxy`),
+//! the rule is 2.6's leastconn tree (`lb_fwlc.c`): a server's key is 0
+//! when idle, else `(unfinished + 1) x 4096 / (16 x weight)` in integers;
+//! the lowest key wins and, among equal keys, the server that reached its
+//! key first; a server whose key does not change keeps its place.
+//!
 //! In a fleet run the pick is the same rule over the allowed servers only:
 //! equal weights walk the level lists from the lowest level, each in FIFO
 //! order, to the first allowed server; unequal weights walk the ordered
@@ -30,6 +38,7 @@ use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
+use super::builder::Builder;
 use super::rule::{effective_weights, Balancer, Eligible, Pick, Pool};
 use crate::rng::Rng;
 
@@ -287,6 +296,15 @@ struct Weighted {
 }
 
 impl Weighted {
+    fn new(order: WeightedOrder, weights: &[u32]) -> Weighted {
+        Weighted {
+            order,
+            weights: weights.iter().map(|&w| i64::from(w)).collect(),
+            current: alloc::vec![0; weights.len()],
+            tied: Vec::new(),
+        }
+    }
+
     fn pick(&mut self) -> usize {
         self.tied.clear();
         self.tied.extend(self.order.tied());
@@ -335,9 +353,88 @@ impl Weighted {
     }
 }
 
+/// HAProxy's `SRV_EWGHT_MAX`: its largest user weight (256) times its
+/// weight scale (`BE_WEIGHT_SCALE`, 16).
+const HAPROXY_EWGHT_MAX: u64 = 256 * HAPROXY_WEIGHT_SCALE;
+/// HAProxy's `BE_WEIGHT_SCALE`: an effective weight is 16 x the weight.
+const HAPROXY_WEIGHT_SCALE: u64 = 16;
+
+/// HAProxy 2.6's leastconn tree: servers by (key, when they reached it).
+#[derive(Clone, Debug)]
+struct Fwlc {
+    set: BTreeSet<(u64, u64, u32)>,
+    /// Each server's key and when it reached it.
+    keys: Vec<(u64, u64)>,
+    counts: Vec<u32>,
+    /// Effective weights (16 x the weight).
+    eweights: Vec<u64>,
+    clock: u64,
+}
+
+impl Fwlc {
+    /// Every server at `counts`, queued in the order `arrivals` lists them,
+    /// with effective weights `eweights`.
+    fn new(eweights: Vec<u64>, arrivals: &[(usize, u32)]) -> Fwlc {
+        let n = eweights.len();
+        let mut fwlc = Fwlc {
+            set: BTreeSet::new(),
+            keys: alloc::vec![(0, 0); n],
+            counts: alloc::vec![0; n],
+            eweights,
+            clock: 0,
+        };
+        for &(s, count) in arrivals {
+            fwlc.counts[s] = count;
+            fwlc.queue(s);
+        }
+        fwlc
+    }
+
+    /// `fwlc_queue_srv`: `inflight ? (inflight + 1) * SRV_EWGHT_MAX / eweight : 0`.
+    fn key(&self, server: usize) -> u64 {
+        match u64::from(self.counts[server]) {
+            0 => 0,
+            inflight => (inflight + 1) * HAPROXY_EWGHT_MAX / self.eweights[server].max(1),
+        }
+    }
+
+    fn queue(&mut self, server: usize) {
+        let key = self.key(server);
+        self.keys[server] = (key, self.clock);
+        self.set.insert((key, self.clock, server as u32));
+        self.clock += 1;
+    }
+
+    /// `fwlc_srv_reposition`: a server whose key is unchanged stays put.
+    fn set_count(&mut self, server: usize, count: u32) {
+        self.counts[server] = count;
+        let (key, seq) = self.keys[server];
+        if self.key(server) != key {
+            self.set.remove(&(key, seq, server as u32));
+            self.queue(server);
+        }
+    }
+
+    fn first_allowed(&self, eligible: &Eligible) -> Option<usize> {
+        self.set.iter().map(|&(_, _, s)| s as usize).find(|&s| eligible.allows(s))
+    }
+
+    /// Every server with its count, in tree order.
+    fn arrivals(&self) -> Vec<(usize, u32)> {
+        self.set.iter().map(|&(_, _, s)| (s as usize, self.counts[s as usize])).collect()
+    }
+}
+
+/// HAProxy's effective weights for weights in units of `unit` (1 for the
+/// pool's, 256 for slow start's), rounded up as HAProxy's are.
+fn haproxy_eweights(weights: &[u32], unit: u64) -> Vec<u64> {
+    weights.iter().map(|&w| (u64::from(w) * HAPROXY_WEIGHT_SCALE).div_ceil(unit).max(1)).collect()
+}
+
 enum Order {
     Equal(LevelLists),
     Weighted(Weighted),
+    Haproxy(Fwlc),
 }
 
 /// Least connections.
@@ -345,22 +442,25 @@ pub struct LeastConnections {
     order: Order,
     /// The weights the order divides by (the pool's, or slow start's).
     weights: Vec<u32>,
+    builder: Builder,
 }
 
 impl LeastConnections {
     /// Least connections over `pool`.
     pub fn new(pool: &Pool) -> LeastConnections {
-        let order = if pool.equal_weights() {
-            Order::Equal(LevelLists::new(pool.len()))
-        } else {
-            Order::Weighted(Weighted {
-                order: WeightedOrder::new(&pool.weights),
-                weights: pool.weights.iter().map(|&w| i64::from(w)).collect(),
-                current: alloc::vec![0; pool.len()],
-                tied: Vec::new(),
-            })
+        let n = pool.len();
+        let order = match pool.builder {
+            Builder::Haproxy => {
+                let idle: Vec<(usize, u32)> = (0..n).map(|s| (s, 0)).collect();
+                Order::Haproxy(Fwlc::new(haproxy_eweights(&pool.weights, 1), &idle))
+            }
+            Builder::Nginx => {
+                Order::Weighted(Weighted::new(WeightedOrder::new(&pool.weights), &pool.weights))
+            }
+            _ if pool.equal_weights() => Order::Equal(LevelLists::new(n)),
+            _ => Order::Weighted(Weighted::new(WeightedOrder::new(&pool.weights), &pool.weights)),
         };
-        LeastConnections { order, weights: pool.weights.clone() }
+        LeastConnections { order, weights: pool.weights.clone(), builder: pool.builder }
     }
 
     /// Unfinished count of `server`.
@@ -368,6 +468,7 @@ impl LeastConnections {
         match &self.order {
             Order::Equal(lists) => lists.count(server),
             Order::Weighted(weighted) => weighted.order.count(server),
+            Order::Haproxy(fwlc) => fwlc.counts[server],
         }
     }
 }
@@ -377,6 +478,7 @@ impl Balancer for LeastConnections {
         match &mut self.order {
             Order::Equal(lists) => lists.first(),
             Order::Weighted(weighted) => weighted.pick(),
+            Order::Haproxy(fwlc) => fwlc.set.first().map_or(0, |&(_, _, s)| s as usize),
         }
     }
 
@@ -384,6 +486,7 @@ impl Balancer for LeastConnections {
         match &mut self.order {
             Order::Equal(lists) => lists.increment(server),
             Order::Weighted(Weighted { order, .. }) => order.set_count(server, order.count(server) + 1),
+            Order::Haproxy(fwlc) => fwlc.set_count(server, fwlc.counts[server] + 1),
         }
     }
 
@@ -393,6 +496,7 @@ impl Balancer for LeastConnections {
             Order::Weighted(Weighted { order, .. }) => {
                 order.set_count(server, order.count(server).saturating_sub(1))
             }
+            Order::Haproxy(fwlc) => fwlc.set_count(server, fwlc.counts[server].saturating_sub(1)),
         }
     }
 
@@ -403,6 +507,7 @@ impl Balancer for LeastConnections {
         match &mut self.order {
             Order::Equal(lists) => lists.in_order().find(|&s| eligible.allows(s)),
             Order::Weighted(weighted) => weighted.pick_among(eligible),
+            Order::Haproxy(fwlc) => fwlc.first_allowed(eligible),
         }
     }
 
@@ -417,16 +522,21 @@ impl Balancer for LeastConnections {
                 (lists.in_order().map(|s| (s, lists.count(s))).collect(), alloc::vec![0; n])
             }
             Order::Weighted(weighted) => (weighted.order.arrivals(), weighted.current.clone()),
+            Order::Haproxy(fwlc) => (fwlc.arrivals(), alloc::vec![0; n]),
         };
-        self.order = if weights.windows(2).all(|w| w[0] == w[1]) {
-            Order::Equal(LevelLists::with_counts(n, &arrivals))
-        } else {
-            Order::Weighted(Weighted {
-                order: WeightedOrder::with_counts(&weights, &arrivals),
-                weights: weights.iter().map(|&w| i64::from(w)).collect(),
+        let equal = weights.windows(2).all(|w| w[0] == w[1]);
+        self.order = match self.builder {
+            // Slow start's weights are in 256ths.
+            Builder::Haproxy => Order::Haproxy(Fwlc::new(haproxy_eweights(&weights, 256), &arrivals)),
+            Builder::Nginx => Order::Weighted(Weighted {
                 current,
-                tied: Vec::new(),
-            })
+                ..Weighted::new(WeightedOrder::with_counts(&weights, &arrivals), &weights)
+            }),
+            _ if equal => Order::Equal(LevelLists::with_counts(n, &arrivals)),
+            _ => Order::Weighted(Weighted {
+                current,
+                ..Weighted::new(WeightedOrder::with_counts(&weights, &arrivals), &weights)
+            }),
         };
         self.weights = weights;
     }

@@ -22,6 +22,7 @@ pub use crate::rng::{below, Rng};
 pub mod bounded_load;
 pub mod builder;
 pub mod consistent_hash;
+mod fwrr;
 pub mod least_connections;
 pub mod least_request;
 pub mod maglev;
@@ -110,8 +111,8 @@ impl Builder {
         use AlgorithmId::*;
         match self {
             Builder::Lbsim => true,
-            Builder::Nginx => matches!(rule, RoundRobin | UserHash | ConsistentHash),
-            Builder::Haproxy => matches!(rule, ConsistentHash | BoundedLoad),
+            Builder::Nginx => matches!(rule, RoundRobin | LeastConnections | UserHash | ConsistentHash),
+            Builder::Haproxy => matches!(rule, RoundRobin | LeastConnections | ConsistentHash | BoundedLoad),
             Builder::Envoy => matches!(rule, Maglev),
             Builder::Ketama => matches!(rule, ConsistentHash),
         }

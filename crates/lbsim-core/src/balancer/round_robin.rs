@@ -8,9 +8,16 @@
 //! skips tried, down and failed peers: they gain no current weight and the
 //! total given back is the allowed peers' total. A membership change is a
 //! config reload: the current weights start again from zero.
+//!
+//! As built by HAProxy (`builder=haproxy`), the picks are `balance
+//! roundrobin`'s (`fwrr.rs`); a pick that may not take the server the
+//! tree gives takes the next it gives, and a membership change or a new
+//! weight rebuilds the tree.
 
 use alloc::vec::Vec;
 
+use super::builder::Builder;
+use super::fwrr::Fwrr;
 use super::rule::{effective_weights, Balancer, Eligible, Pick, Pool};
 use crate::rng::Rng;
 
@@ -23,6 +30,8 @@ pub struct RoundRobin {
     equal: bool,
     /// Membership as the last reshape gave it.
     members: Vec<bool>,
+    /// HAProxy's tree, when the pool is built as HAProxy builds it.
+    haproxy: Option<Fwrr>,
 }
 
 impl RoundRobin {
@@ -36,7 +45,15 @@ impl RoundRobin {
             weights,
             next: 0,
             equal: pool.equal_weights(),
+            haproxy: (pool.builder == Builder::Haproxy).then(|| Fwrr::new(Fwrr::eweights(&pool.weights, 1))),
         }
+    }
+
+    /// HAProxy's next server that `eligible` allows: the tree's picks in
+    /// turn, at most a window's worth.
+    fn haproxy_among(fwrr: &mut Fwrr, weights: &[i64], eligible: &Eligible) -> Option<usize> {
+        let window: i64 = weights.iter().sum::<i64>() + weights.len() as i64;
+        (0..window).find_map(|_| fwrr.pick().filter(|&s| eligible.allows(s)))
     }
 
     /// Equal weights: the rotation moves on to the next allowed server.
@@ -74,6 +91,9 @@ impl RoundRobin {
 
 impl Balancer for RoundRobin {
     fn pick(&mut self, _request: &Pick, _rng: &mut Rng) -> usize {
+        if let Some(fwrr) = &mut self.haproxy {
+            return fwrr.pick().unwrap_or(0);
+        }
         if self.equal {
             let server = self.next;
             self.next += 1;
@@ -101,6 +121,9 @@ impl Balancer for RoundRobin {
         if eligible.all() {
             return Some(self.pick(request, rng));
         }
+        if let Some(fwrr) = &mut self.haproxy {
+            return RoundRobin::haproxy_among(fwrr, &self.weights, eligible);
+        }
         if self.equal {
             self.rotate_among(eligible)
         } else {
@@ -115,6 +138,7 @@ impl Balancer for RoundRobin {
             self.members = members.to_vec();
             self.current.iter_mut().for_each(|c| *c = 0);
             self.next = 0;
+            self.rebuild_haproxy(1);
         }
     }
 
@@ -131,6 +155,23 @@ impl Balancer for RoundRobin {
         self.total = weights.iter().sum();
         self.weights = weights;
         self.equal = equal;
+        // Slow start's weights are in 256ths.
+        self.rebuild_haproxy(256);
+    }
+}
+
+impl RoundRobin {
+    /// HAProxy's tree afresh over the members, weights in units of `unit`.
+    fn rebuild_haproxy(&mut self, unit: u64) {
+        if let Some(fwrr) = &mut self.haproxy {
+            let weights: Vec<u32> = self
+                .weights
+                .iter()
+                .zip(&self.members)
+                .map(|(&w, &member)| if member { u32::try_from(w).unwrap_or(u32::MAX) } else { 0 })
+                .collect();
+            *fwrr = Fwrr::new(Fwrr::eweights(&weights, unit));
+        }
     }
 }
 

@@ -9,12 +9,14 @@
 //! and `--for haproxy` write; and every rule's whole config must pass
 //! `nginx -t` and `haproxy -c`.
 //!
-//! The backends are server blocks of the NGINX process that answer their
-//! own `address:port`; they are up before HAProxy starts. Each balancer is
-//! installed when missing (as root: `apt-get install`, with a
-//! `policy-rc.d` that keeps the packaged service from starting). Where one
-//! cannot be had, CI (`CI=true`) fails and elsewhere its cases are skipped
-//! with a loud line.
+//! The backends are the suite's own loopback servers (`backends.rs`): each
+//! answers its own `address:port`, and holds a request open until told to
+//! answer when the case asks, so the counting rules are compared while
+//! requests are in flight. They are up before either balancer starts.
+//! Each balancer is installed when missing (as root: `apt-get install`,
+//! with a `policy-rc.d` that keeps the packaged service from starting).
+//! Where one cannot be had, CI (`CI=true`) fails and elsewhere its cases
+//! are skipped with a loud line.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -24,6 +26,9 @@ use std::time::{Duration, Instant};
 
 use crate::tools::{have, output, root, run, step};
 
+mod backends;
+use backends::Backends;
+
 /// The backends' ports; NGINX's balancers listen from `FRONT`, HAProxy's
 /// from `HAPROXY_FRONT`.
 const BACKENDS: [u16; 7] = [18281, 18282, 18283, 18284, 18285, 18286, 18287];
@@ -32,22 +37,49 @@ const HAPROXY_FRONT: u16 = 18341;
 
 /// One comparison: a rule over a pool (the flags `lbsim config` and
 /// `lbsim trace` both take), and how many requests, request i carrying the
-/// key `?user=user-{i+1}` (the rule may ignore it).
+/// key `?user=user-{i+1}` (the rule may ignore it). Requests go one at a
+/// time, or, `held`, as the steps of [`held_steps`]: held open at their
+/// backend and finished in a shuffled order, so the counting rules'
+/// choices while requests are in flight are compared.
 struct Case {
     name: &'static str,
     weights: &'static [u32],
     picks: usize,
     flags: &'static [&'static str],
+    held: bool,
 }
 
 /// A hashing case over user-1 .. user-2000.
 const fn keys(name: &'static str, weights: &'static [u32], flags: &'static [&'static str]) -> Case {
-    Case { name, weights, picks: 2000, flags }
+    Case { name, weights, picks: 2000, flags, held: false }
+}
+
+/// A case of `picks` requests one at a time.
+const fn picks(
+    name: &'static str,
+    weights: &'static [u32],
+    picks: usize,
+    flags: &'static [&'static str],
+) -> Case {
+    Case { name, weights, picks, flags, held: false }
+}
+
+/// A case of `picks` requests held open and finished out of order.
+const fn held(
+    name: &'static str,
+    weights: &'static [u32],
+    picks: usize,
+    flags: &'static [&'static str],
+) -> Case {
+    Case { name, weights, picks, flags, held: true }
 }
 
 /// HAProxy's cases: `hash-type consistent` alone (sdbm with avalanche) and
-/// with each of its key hashes named (no avalanche), weighted and not, and bounded loads (requests one at a time, so the
-/// allowance never binds: its home point and walk start are compared).
+/// with each of its key hashes named (no avalanche), weighted and not;
+/// bounded loads one request at a time (the allowance never binds: the
+/// home point is compared) and held (the allowance and the walk);
+/// `leastconn` held, weighted and not; `balance roundrobin` for the
+/// weightings NGINX's round robin is held to.
 const HAPROXY_CASES: &[Case] = &[
     keys(
         "hash-type consistent (sdbm, avalanche), 4 servers",
@@ -84,60 +116,101 @@ const HAPROXY_CASES: &[Case] = &[
         &[1, 1, 1, 1],
         &["--algorithm", "bounded-load", "--builder", "haproxy"],
     ),
+    held(
+        "hash-balance-factor 125, held, 4 servers",
+        &[1, 1, 1, 1],
+        300,
+        &["--algorithm", "bounded-load", "--builder", "haproxy"],
+    ),
+    held(
+        "hash-balance-factor 150, held, 5 servers weighted 2,1,1,3,1",
+        &[2, 1, 1, 3, 1],
+        300,
+        &["--algorithm", "bounded-load", "--builder", "haproxy", "--balance-factor", "150"],
+    ),
+    held(
+        "leastconn, held, 4 servers",
+        &[1, 1, 1, 1],
+        300,
+        &["--algorithm", "least-connections", "--builder", "haproxy"],
+    ),
+    held(
+        "leastconn, held, 4 servers weighted 3,1,2,1",
+        &[3, 1, 2, 1],
+        300,
+        &["--algorithm", "least-connections", "--builder", "haproxy"],
+    ),
+    picks(
+        "balance roundrobin 1,1,1,1",
+        &[1, 1, 1, 1],
+        40,
+        &["--algorithm", "round-robin", "--builder", "haproxy"],
+    ),
+    picks(
+        "balance roundrobin 5,1,1",
+        &[5, 1, 1],
+        70,
+        &["--algorithm", "round-robin", "--builder", "haproxy"],
+    ),
+    picks(
+        "balance roundrobin 3,2,1,1,4",
+        &[3, 2, 1, 1, 4],
+        110,
+        &["--algorithm", "round-robin", "--builder", "haproxy"],
+    ),
+    picks(
+        "balance roundrobin 7,3,2",
+        &[7, 3, 2],
+        120,
+        &["--algorithm", "round-robin", "--builder", "haproxy"],
+    ),
 ];
 
 /// NGINX's cases: smooth weighted round robin (its default) for several
 /// weightings, `hash $arg_user consistent` over four, five and seven
 /// servers and `hash $arg_user` over four and five, with user-1 ..
-/// user-2000 as keys (`lbsim trace` sends pick i to user i+1).
+/// user-2000 as keys (`lbsim trace` sends pick i to user i+1), and
+/// `least_conn` held, weighted and not.
 const CASES: &[Case] = &[
-    Case {
-        name: "round robin 5,1,1",
-        weights: &[5, 1, 1],
-        picks: 70,
-        flags: &["--algorithm", "round-robin"],
-    },
-    Case {
-        name: "round robin 3,2,1,1,4",
-        weights: &[3, 2, 1, 1, 4],
-        picks: 110,
-        flags: &["--algorithm", "round-robin"],
-    },
-    Case {
-        name: "round robin 1,1,1,1",
-        weights: &[1, 1, 1, 1],
-        picks: 40,
-        flags: &["--algorithm", "round-robin"],
-    },
-    Case {
-        name: "round robin 7,3,2",
-        weights: &[7, 3, 2],
-        picks: 120,
-        flags: &["--algorithm", "round-robin"],
-    },
-    Case {
-        name: "hash $arg_user consistent, 4 servers",
-        weights: &[1, 1, 1, 1],
-        picks: 2000,
-        flags: &["--algorithm", "consistent-hash", "--builder", "nginx"],
-    },
-    Case {
-        name: "hash $arg_user consistent, 5 servers",
-        weights: &[1, 1, 1, 1, 1],
-        picks: 2000,
-        flags: &["--algorithm", "consistent-hash", "--builder", "nginx"],
-    },
-    Case {
-        name: "hash $arg_user consistent, 7 servers weighted 2,1,1,3,1,1,1",
-        weights: &[2, 1, 1, 3, 1, 1, 1],
-        picks: 2000,
-        flags: &["--algorithm", "consistent-hash", "--builder", "nginx"],
-    },
+    picks("round robin 5,1,1", &[5, 1, 1], 70, &["--algorithm", "round-robin"]),
+    picks("round robin 3,2,1,1,4", &[3, 2, 1, 1, 4], 110, &["--algorithm", "round-robin"]),
+    picks("round robin 1,1,1,1", &[1, 1, 1, 1], 40, &["--algorithm", "round-robin"]),
+    picks("round robin 7,3,2", &[7, 3, 2], 120, &["--algorithm", "round-robin"]),
+    picks(
+        "hash $arg_user consistent, 4 servers",
+        &[1, 1, 1, 1],
+        2000,
+        &["--algorithm", "consistent-hash", "--builder", "nginx"],
+    ),
+    picks(
+        "hash $arg_user consistent, 5 servers",
+        &[1, 1, 1, 1, 1],
+        2000,
+        &["--algorithm", "consistent-hash", "--builder", "nginx"],
+    ),
+    picks(
+        "hash $arg_user consistent, 7 servers weighted 2,1,1,3,1,1,1",
+        &[2, 1, 1, 3, 1, 1, 1],
+        2000,
+        &["--algorithm", "consistent-hash", "--builder", "nginx"],
+    ),
     keys("hash $arg_user, 4 servers", &[1, 1, 1, 1], &["--algorithm", "user-hash", "--builder", "nginx"]),
     keys(
         "hash $arg_user, 5 servers weighted 2,1,3,1,1",
         &[2, 1, 3, 1, 1],
         &["--algorithm", "user-hash", "--builder", "nginx"],
+    ),
+    held(
+        "least_conn, held, 4 servers",
+        &[1, 1, 1, 1],
+        300,
+        &["--algorithm", "least-connections", "--builder", "nginx"],
+    ),
+    held(
+        "least_conn, held, 4 servers weighted 3,1,2,1",
+        &[3, 1, 2, 1],
+        300,
+        &["--algorithm", "least-connections", "--builder", "nginx"],
     ),
 ];
 
@@ -152,6 +225,7 @@ pub fn conformance() -> Result<(), String> {
         return Ok(());
     }
     run("cargo", &["build", "-q", "-p", "lbsim-cli"])?;
+    let backends = Backends::start(&BACKENDS)?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
     let lbsim = target.join("debug/lbsim");
     let prefix = target.join("conformance/nginx");
@@ -159,7 +233,7 @@ pub fn conformance() -> Result<(), String> {
     std::fs::create_dir_all(prefix.join("logs")).map_err(|e| e.to_string())?;
     std::fs::write(prefix.join("nginx.conf"), config(&prefix, &lbsim)?).map_err(|e| e.to_string())?;
     let mut nginx = Running::start(nginx_command(&prefix), &prefix, FRONT + CASES.len() as u16 - 1)?;
-    let agree = compare("nginx", &lbsim, CASES, FRONT)?;
+    let agree = compare("nginx", &lbsim, &backends, CASES, FRONT)?;
     eprintln!("nginx: {agree} agree");
     // HAProxy in front of the same backends, which stay up.
     if ensure("haproxy", "haproxy", "-v")? {
@@ -172,7 +246,7 @@ pub fn conformance() -> Result<(), String> {
         command.arg("-db").arg("-f").arg(&cfg);
         let last = HAPROXY_FRONT + HAPROXY_CASES.len() as u16 - 1;
         let mut haproxy = Running::start(command, &dir, last)?;
-        let agree = compare("haproxy", &lbsim, HAPROXY_CASES, HAPROXY_FRONT)?;
+        let agree = compare("haproxy", &lbsim, &backends, HAPROXY_CASES, HAPROXY_FRONT)?;
         haproxy.stop();
         eprintln!("haproxy: {agree} agree");
     }
@@ -183,14 +257,26 @@ pub fn conformance() -> Result<(), String> {
 /// Sends each case's requests to its front (from `front`) and compares the
 /// backends that answered with `lbsim trace`'s picks; the requests that
 /// agree, or the first that does not.
-fn compare(balancer: &str, lbsim: &Path, cases: &[Case], front: u16) -> Result<usize, String> {
+fn compare(
+    balancer: &str,
+    lbsim: &Path,
+    backends: &Backends,
+    cases: &[Case],
+    front: u16,
+) -> Result<usize, String> {
     let mut agree = 0;
     for (i, case) in cases.iter().enumerate() {
-        let seen = sequence(front + i as u16, case.picks)?;
-        let predicted = predict(lbsim, case)?;
+        let steps = held_steps(i as u64, case);
+        let front = front + i as u16;
+        let (seen, predicted) = if case.held {
+            (held_sequence(backends, front, &steps)?, predict(lbsim, case, &["--steps", &steps])?)
+        } else {
+            (sequence(front, case.picks)?, predict(lbsim, case, &["--picks", &case.picks.to_string()])?)
+        };
         if let Some(at) = seen.iter().zip(&predicted).position(|(a, b)| a != b) {
+            let what = if case.held { format!(" (steps {steps})") } else { String::new() };
             return Err(format!(
-                "{balancer}, {}: request {} (user-{}) went to {} in {balancer}, to {} in lbsim trace",
+                "{balancer}, {}: request {} (user-{}) went to {} in {balancer}, to {} in lbsim trace{what}",
                 case.name,
                 at + 1,
                 at + 1,
@@ -292,13 +378,10 @@ fn config(prefix: &Path, lbsim: &Path) -> Result<String, String> {
     let p = prefix.display();
     let mut out = format!(
         "master_process off;\nworker_processes 1;\ndaemon off;\npid {p}/nginx.pid;\nerror_log {p}/logs/error.log warn;\n\
-         events {{ worker_connections 64; }}\n\
+         events {{ worker_connections 512; }}\n\
          http {{\n  access_log off;\n  client_body_temp_path {p}/client_body;\n  proxy_temp_path {p}/proxy;\n  \
          fastcgi_temp_path {p}/fastcgi;\n  uwsgi_temp_path {p}/uwsgi;\n  scgi_temp_path {p}/scgi;\n"
     );
-    for port in BACKENDS {
-        out += &format!("  server {{ listen {a}; return 200 \"{a}\"; }}\n", a = address(port));
-    }
     for (i, case) in CASES.iter().enumerate() {
         let block = run_lbsim(lbsim, "config", case, &["--for", "nginx"])?;
         // The block alone (its comments say what goes in the server block).
@@ -326,10 +409,10 @@ fn run_lbsim(lbsim: &Path, command: &str, case: &Case, extra: &[&str]) -> Result
     output(&lbsim.to_string_lossy(), &args, None)
 }
 
-/// What `lbsim trace` predicts for a case: the server of each pick.
-fn predict(lbsim: &Path, case: &Case) -> Result<Vec<String>, String> {
-    let picks = case.picks.to_string();
-    let text = run_lbsim(lbsim, "trace", case, &["--picks", &picks, "--format", "json"])?;
+/// What `lbsim trace` predicts for a case (`how`: its picks or steps):
+/// the server of each pick.
+fn predict(lbsim: &Path, case: &Case, how: &[&str]) -> Result<Vec<String>, String> {
+    let text = run_lbsim(lbsim, "trace", case, &[how, &["--format", "json"]].concat())?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("lbsim trace: {e}"))?;
     let picks = json["picks"].as_array().ok_or("lbsim trace printed no picks")?;
     Ok(picks.iter().map(|p| p.as_str().unwrap_or_default().to_string()).collect())
@@ -346,6 +429,72 @@ fn nginx_command(prefix: &Path) -> Command {
 /// carrying `?user=user-{i+1}`.
 fn sequence(front: u16, n: usize) -> Result<Vec<String>, String> {
     (1..=n).map(|user| get(front, &format!("/?user=user-{user}"))).collect()
+}
+
+/// A held case's steps, as `lbsim trace --steps` reads them: `case.picks`
+/// arrivals (user i for the i-th), at most twice the servers plus one in
+/// flight, each finish a pseudo-random one of those in flight (xorshift,
+/// seeded by the case's index, so the sequence is the same every run).
+fn held_steps(index: u64, case: &Case) -> String {
+    let mut state = 0x9E37_79B9_7F4A_7C15 ^ (index + 1);
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let most = 2 * case.weights.len() + 1;
+    let (mut steps, mut in_flight, mut arrived) = (Vec::new(), Vec::new(), 0);
+    while arrived < case.picks || !in_flight.is_empty() {
+        let arrive =
+            arrived < case.picks && (in_flight.is_empty() || (in_flight.len() < most && next() % 3 != 0));
+        if arrive {
+            arrived += 1;
+            in_flight.push(arrived);
+            steps.push(format!("arrive:user-{arrived}"));
+        } else {
+            let k = in_flight.swap_remove((next() % in_flight.len() as u64) as usize);
+            steps.push(format!("finish:{k}"));
+        }
+    }
+    steps.join(",")
+}
+
+/// Plays `steps` against `front`: each arrival is a request held open at
+/// its backend (`hold=K` for the K-th), recorded as soon as it gets there;
+/// each finish releases one and reads its answer to the end, after which
+/// the balancer has closed the request. The backend of each arrival.
+fn held_sequence(backends: &Backends, front: u16, steps: &str) -> Result<Vec<String>, String> {
+    // A new id space per case, so a request released earlier never matches.
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let base = NEXT_ID.fetch_add(1_000_000, std::sync::atomic::Ordering::Relaxed);
+    let mut open: Vec<Option<TcpStream>> = Vec::new();
+    let mut seen = Vec::new();
+    for step in steps.split(',') {
+        if let Some(user) = step.strip_prefix("arrive:") {
+            let id = base + open.len() as u64 + 1;
+            let addr = SocketAddr::from(([127, 0, 0, 1], front));
+            let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))
+                .map_err(|e| format!("{addr}: {e}"))?;
+            stream.set_read_timeout(Some(Duration::from_secs(5))).map_err(|e| e.to_string())?;
+            write!(stream, "GET /?user={user}&hold={id} HTTP/1.0\r\nHost: conformance\r\n\r\n")
+                .map_err(|e| e.to_string())?;
+            seen.push(address(backends.arrival(id)?));
+            open.push(Some(stream));
+        } else if let Some(k) = step.strip_prefix("finish:").and_then(|k| k.parse::<usize>().ok()) {
+            let mut stream =
+                open.get_mut(k - 1).and_then(Option::take).ok_or(format!("step {step}: not open"))?;
+            backends.release(base + k as u64);
+            let body = read_answer(&mut stream, front)?;
+            if body != seen[k - 1] {
+                return Err(format!("request {k} reached {} but was answered by {body}", seen[k - 1]));
+            }
+            // The balancer closes its side once it has let the request go;
+            // a moment more for its bookkeeping on loopback.
+            std::thread::sleep(Duration::from_millis(15));
+        }
+    }
+    Ok(seen)
 }
 
 /// A balancer running in the foreground, stopped by its own pid.
@@ -397,13 +546,19 @@ fn get(port: u16, path: &str) -> Result<String, String> {
         TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| format!("{addr}: {e}"))?;
     stream.set_read_timeout(Some(Duration::from_secs(2))).map_err(|e| e.to_string())?;
     write!(stream, "GET {path} HTTP/1.0\r\nHost: conformance\r\n\r\n").map_err(|e| e.to_string())?;
+    read_answer(&mut stream, port).map_err(|e| format!("{path}: {e}"))
+}
+
+/// A response read to its end (bounded: 4 KiB, the stream's timeout): its
+/// body, which must come with a 200.
+fn read_answer(stream: &mut TcpStream, port: u16) -> Result<String, String> {
     let mut response = Vec::new();
-    stream.take(4096).read_to_end(&mut response).map_err(|e| format!("{addr}{path}: {e}"))?;
+    stream.take(4096).read_to_end(&mut response).map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
     let text = String::from_utf8_lossy(&response);
     let (head, body) =
-        text.split_once("\r\n\r\n").ok_or_else(|| format!("{addr}{path}: no HTTP response"))?;
-    if !head.starts_with("HTTP/1.1 200") {
-        return Err(format!("{addr}{path}: {}", head.lines().next().unwrap_or_default()));
+        text.split_once("\r\n\r\n").ok_or_else(|| format!("127.0.0.1:{port}: no HTTP response"))?;
+    if !head.starts_with("HTTP/1.1 200") && !head.starts_with("HTTP/1.0 200") {
+        return Err(format!("127.0.0.1:{port}: {}", head.lines().next().unwrap_or_default()));
     }
     Ok(body.trim().to_string())
 }
