@@ -7,7 +7,7 @@
 //!
 //! - `lbsim run`: one scenario, every chosen algorithm, as a table, JSON or CSV;
 //! - `lbsim remap`: what moves when a node joins or leaves a hashed pool;
-//! - `lbsim trace`: the first picks of a rule on an idle pool;
+//! - `lbsim trace`: a rule's picks on an idle pool, or with requests held;
 //! - `lbsim url`: the share link of a scenario, or with `--embed` the
 //!   address an iframe embeds;
 //! - `lbsim sweep`: one parameter across a range, on all cores.
@@ -89,8 +89,9 @@ enum Command {
     /// On a terminal, long runs show a progress bar on stderr.
     #[command(allow_hyphen_values = true)]
     Remap(remap::RemapArgs),
-    /// The first picks of a rule on an idle pool (each request completes at
-    /// once), user i+1 for pick i.
+    /// A rule's picks: the first on an idle pool (each request completes at
+    /// once, user i+1 for pick i), or with --steps for given arrivals and
+    /// finishes (requests held in flight).
     #[command(allow_hyphen_values = true)]
     Trace(trace::TraceArgs),
     /// Print the share link of a scenario, or with --embed the address an

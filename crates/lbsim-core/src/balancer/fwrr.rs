@@ -14,6 +14,8 @@
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
+use super::rule::PerWeight;
+
 /// `SRV_EWGHT_MAX`: the largest effective weight (256 x 16).
 const EWGHT_MAX: u64 = 4096;
 /// `SRV_UWGHT_RANGE`: the position's unit in a `curr` key.
@@ -27,7 +29,7 @@ const CURR: usize = 0;
 #[derive(Clone, Debug)]
 pub struct Fwrr {
     /// `curr`, then the two weight trees that take turns as `init` and `next`.
-    trees: [BTreeSet<(u64, u64, u32)>; 3],
+    trees: [BTreeSet<(PerWeight, u64, u32)>; 3],
     init: usize,
     next: usize,
     /// Where each server is queued: (tree, key, insertion order).
@@ -69,19 +71,22 @@ impl Fwrr {
     }
 
     /// The effective weights of `weights` in units of `unit` (1 for a
-    /// pool's, 256 for slow start's), rounded up; 0 stays 0.
+    /// pool's, 256 for slow start's), rounded up and at most HAProxy's
+    /// largest (weight 256); 0 stays 0.
     pub fn eweights(weights: &[u32], unit: u64) -> Vec<u64> {
-        weights.iter().map(|&w| (u64::from(w) * WEIGHT_SCALE).div_ceil(unit)).collect()
+        weights.iter().map(|&w| (u64::from(w) * WEIGHT_SCALE).div_ceil(unit).min(EWGHT_MAX)).collect()
     }
 
     fn insert(&mut self, tree: usize, server: usize, key: u64) {
         self.place[server] = Some((tree, key, self.clock));
+        let key = PerWeight::key(u32::try_from(key).unwrap_or(u32::MAX));
         self.trees[tree].insert((key, self.clock, server as u32));
         self.clock += 1;
     }
 
     fn dequeue(&mut self, server: usize) {
         if let Some((tree, key, seq)) = self.place[server].take() {
+            let key = PerWeight::key(u32::try_from(key).unwrap_or(u32::MAX));
             self.trees[tree].remove(&(key, seq, server as u32));
         }
     }
@@ -96,7 +101,7 @@ impl Fwrr {
     }
 
     /// `fwrr_get_server_from_group`.
-    fn from_group(&mut self) -> Option<usize> {
+    fn server_from_group(&mut self) -> Option<usize> {
         let placed = self.first(CURR);
         if let Some(s) = placed.filter(|&s| self.npos[s] <= self.curr_pos) {
             return Some(s);
@@ -147,7 +152,7 @@ impl Fwrr {
         }
         let mut switched = false;
         let server = loop {
-            if let Some(s) = self.from_group() {
+            if let Some(s) = self.server_from_group() {
                 break s;
             }
             if switched {
@@ -196,6 +201,12 @@ mod tests {
     #[test]
     fn equal_weights_rotate_in_server_order() {
         assert_eq!(sequence(&[1, 1, 1], 6), [0, 1, 2, 0, 1, 2]);
+    }
+
+    #[test]
+    fn weights_past_haproxys_largest_count_as_its_largest() {
+        // HAProxy refuses a weight over 256; lbsim's pools allow more.
+        assert_eq!(sequence(&[1000, 256], 4), sequence(&[256, 256], 4));
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //! the rule is 2.6's leastconn tree (`lb_fwlc.c`): a server's key is 0
 //! when idle, else `(unfinished + 1) x 4096 / (16 x weight)` in integers;
 //! the lowest key wins and, among equal keys, the server that reached its
-//! key first; a server whose key does not change keeps its place.
+//! key first.
 //!
 //! In a fleet run the pick is the same rule over the allowed servers only:
 //! equal weights walk the level lists from the lowest level, each in FIFO
@@ -36,10 +36,9 @@
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
-use core::cmp::Ordering;
 
 use super::builder::Builder;
-use super::rule::{effective_weights, Balancer, Eligible, Pick, Pool};
+use super::rule::{effective_weights, Balancer, Eligible, PerWeight, Pick, Pool};
 use crate::rng::Rng;
 
 /// FIFO lists of servers, one per unfinished count, with the lowest
@@ -183,34 +182,6 @@ struct Link {
     prev: u32,
     next: u32,
 }
-
-/// `count / weight`, ordered by cross-multiplication.
-#[derive(Clone, Copy, Debug)]
-struct PerWeight {
-    count: u32,
-    weight: u32,
-}
-
-impl Ord for PerWeight {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (u64::from(self.count) * u64::from(other.weight))
-            .cmp(&(u64::from(other.count) * u64::from(self.weight)))
-    }
-}
-
-impl PartialOrd for PerWeight {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for PerWeight {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for PerWeight {}
 
 /// Servers ordered by (count / weight, when they reached it).
 #[derive(Clone, Debug)]
@@ -362,9 +333,9 @@ const HAPROXY_WEIGHT_SCALE: u64 = 16;
 /// HAProxy 2.6's leastconn tree: servers by (key, when they reached it).
 #[derive(Clone, Debug)]
 struct Fwlc {
-    set: BTreeSet<(u64, u64, u32)>,
+    set: BTreeSet<(PerWeight, u64, u32)>,
     /// Each server's key and when it reached it.
-    keys: Vec<(u64, u64)>,
+    keys: Vec<(PerWeight, u64)>,
     counts: Vec<u32>,
     /// Effective weights (16 x the weight).
     eweights: Vec<u64>,
@@ -378,7 +349,7 @@ impl Fwlc {
         let n = eweights.len();
         let mut fwlc = Fwlc {
             set: BTreeSet::new(),
-            keys: alloc::vec![(0, 0); n],
+            keys: alloc::vec![(PerWeight::key(0), 0); n],
             counts: alloc::vec![0; n],
             eweights,
             clock: 0,
@@ -391,11 +362,12 @@ impl Fwlc {
     }
 
     /// `fwlc_queue_srv`: `inflight ? (inflight + 1) * SRV_EWGHT_MAX / eweight : 0`.
-    fn key(&self, server: usize) -> u64 {
-        match u64::from(self.counts[server]) {
+    fn key(&self, server: usize) -> PerWeight {
+        let key = match u64::from(self.counts[server]) {
             0 => 0,
             inflight => (inflight + 1) * HAPROXY_EWGHT_MAX / self.eweights[server].max(1),
-        }
+        };
+        PerWeight::key(u32::try_from(key).unwrap_or(u32::MAX))
     }
 
     fn queue(&mut self, server: usize) {
@@ -405,14 +377,14 @@ impl Fwlc {
         self.clock += 1;
     }
 
-    /// `fwlc_srv_reposition`: a server whose key is unchanged stays put.
+    /// `fwlc_srv_reposition`. HAProxy leaves a server whose key is
+    /// unchanged where it is, but a count that moves by one always moves
+    /// the key (weights are at most 256), so every change requeues.
     fn set_count(&mut self, server: usize, count: u32) {
         self.counts[server] = count;
         let (key, seq) = self.keys[server];
-        if self.key(server) != key {
-            self.set.remove(&(key, seq, server as u32));
-            self.queue(server);
-        }
+        self.set.remove(&(key, seq, server as u32));
+        self.queue(server);
     }
 
     fn first_allowed(&self, eligible: &Eligible) -> Option<usize> {
@@ -426,9 +398,13 @@ impl Fwlc {
 }
 
 /// HAProxy's effective weights for weights in units of `unit` (1 for the
-/// pool's, 256 for slow start's), rounded up as HAProxy's are.
+/// pool's, 256 for slow start's), rounded up as HAProxy's are, at least 1
+/// and at most its largest (weight 256).
 fn haproxy_eweights(weights: &[u32], unit: u64) -> Vec<u64> {
-    weights.iter().map(|&w| (u64::from(w) * HAPROXY_WEIGHT_SCALE).div_ceil(unit).max(1)).collect()
+    weights
+        .iter()
+        .map(|&w| (u64::from(w) * HAPROXY_WEIGHT_SCALE).div_ceil(unit).clamp(1, HAPROXY_EWGHT_MAX))
+        .collect()
 }
 
 enum Order {

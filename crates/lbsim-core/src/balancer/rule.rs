@@ -6,6 +6,7 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cmp::Ordering;
 
 use super::builder::Builder;
 use crate::hash::{HashFn, KeyBuf};
@@ -414,3 +415,42 @@ fn cumulative_weights(weights: &[u32]) -> Vec<u64> {
         })
         .collect()
 }
+
+/// `count / weight`, ordered by cross-multiplication; with weight 1 a
+/// plain key. Every ordered set of servers the rules keep is of
+/// `(PerWeight, u64, u32)`, so the page's bundle carries one B-tree.
+#[derive(Clone, Copy, Debug)]
+pub struct PerWeight {
+    /// The count (or, with weight 1, the key).
+    pub count: u32,
+    /// The weight it is divided by.
+    pub weight: u32,
+}
+
+impl PerWeight {
+    /// A plain key: weight 1.
+    pub fn key(key: u32) -> PerWeight {
+        PerWeight { count: key, weight: 1 }
+    }
+}
+
+impl Ord for PerWeight {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (u64::from(self.count) * u64::from(other.weight))
+            .cmp(&(u64::from(other.count) * u64::from(self.weight)))
+    }
+}
+
+impl PartialOrd for PerWeight {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for PerWeight {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for PerWeight {}

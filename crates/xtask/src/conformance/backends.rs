@@ -105,11 +105,13 @@ fn answer(mut stream: TcpStream, port: u16, shared: &Shared) {
         }
     }
     let body = format!("127.0.0.1:{port}");
-    let _ = write!(
-        stream,
+    // One write: pieces would wait on Nagle for the peer's delayed ACK.
+    let response = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
+    let _ = stream.set_nodelay(true);
+    let _ = stream.write_all(response.as_bytes());
 }
 
 /// The `hold=ID` of a request line's query, if any.

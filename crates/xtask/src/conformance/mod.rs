@@ -274,7 +274,12 @@ fn compare(
             (sequence(front, case.picks)?, predict(lbsim, case, &["--picks", &case.picks.to_string()])?)
         };
         if let Some(at) = seen.iter().zip(&predicted).position(|(a, b)| a != b) {
-            let what = if case.held { format!(" (steps {steps})") } else { String::new() };
+            // The steps up to the request that went elsewhere, to replay it.
+            let upto = format!("arrive:user-{},", at + 1);
+            let head = (steps.clone() + ",")
+                .find(&upto)
+                .map_or(steps.as_str(), |end| &steps[..end + upto.len() - 1]);
+            let what = if case.held { format!(" (lbsim trace --steps {head})") } else { String::new() };
             return Err(format!(
                 "{balancer}, {}: request {} (user-{}) went to {} in {balancer}, to {} in lbsim trace{what}",
                 case.name,
@@ -477,8 +482,7 @@ fn held_sequence(backends: &Backends, front: u16, steps: &str) -> Result<Vec<Str
             let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))
                 .map_err(|e| format!("{addr}: {e}"))?;
             stream.set_read_timeout(Some(Duration::from_secs(5))).map_err(|e| e.to_string())?;
-            write!(stream, "GET /?user={user}&hold={id} HTTP/1.0\r\nHost: conformance\r\n\r\n")
-                .map_err(|e| e.to_string())?;
+            send(&mut stream, &format!("/?user={user}&hold={id}"))?;
             seen.push(address(backends.arrival(id)?));
             open.push(Some(stream));
         } else if let Some(k) = step.strip_prefix("finish:").and_then(|k| k.parse::<usize>().ok()) {
@@ -545,8 +549,17 @@ fn get(port: u16, path: &str) -> Result<String, String> {
     let mut stream =
         TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| format!("{addr}: {e}"))?;
     stream.set_read_timeout(Some(Duration::from_secs(2))).map_err(|e| e.to_string())?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: conformance\r\n\r\n").map_err(|e| e.to_string())?;
+    send(&mut stream, path)?;
     read_answer(&mut stream, port).map_err(|e| format!("{path}: {e}"))
+}
+
+/// An HTTP/1.0 GET of `path`, in one write (pieces would wait on Nagle
+/// for the balancer's delayed ACK, 40 ms a request).
+fn send(stream: &mut TcpStream, path: &str) -> Result<(), String> {
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: conformance\r\n\r\n").as_bytes())
+        .map_err(|e| e.to_string())
 }
 
 /// A response read to its end (bounded: 4 KiB, the stream's timeout): its
