@@ -25,7 +25,12 @@
 //!   goes to the nearer of the points around it, the previous one on a
 //!   tie (`chash_get_server_hash`). Bounded loads walk on from there.
 //! - `envoy`: Maglev's permutations as Envoy's `MaglevTable` takes them
-//!   (`maglev.rs`).
+//!   (`maglev.rs`); ring hash as `RingHashLoadBalancer::Ring` builds it:
+//!   weights normalized to shares, `scale = min(ceil(least share x
+//!   1024) / least share, 8M)`, server after server `xxHash64("{address}_{i}")`
+//!   while the running count of points is below the running target
+//!   (`scale x share` summed), sorted; a key (`xxHash64(key)`) goes to the
+//!   first point at or after it, wrapping.
 //! - `ketama`: libketama's continuum: each server gets `floor(weight /
 //!   total x 40 x N)` MD5 digests of `"{name}-{k}"`, four points from each
 //!   (bytes `4h..4h+3`, little-endian); a key goes to the first point at or
@@ -41,6 +46,10 @@ use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 
 use crate::hash::{HashFn, KeyBuf};
+
+/// Envoy's ring hash `minimum_ring_size` and `maximum_ring_size` defaults.
+pub const ENVOY_MIN_RING: u64 = 1024;
+const ENVOY_MAX_RING: u64 = 8 * 1024 * 1024;
 
 /// HAProxy's points per unit of weight (`BE_WEIGHT_SCALE`).
 const HAPROXY_WEIGHT_SCALE: u64 = 16;
@@ -61,7 +70,7 @@ pub enum Builder {
     /// HAProxy 2.6's `hash-type consistent`: consistent-hash and
     /// bounded-load on its ring of server ids.
     Haproxy,
-    /// Envoy's Maglev table.
+    /// Envoy's ring hash and Maglev table.
     Envoy,
     /// libketama: MD5, four points per digest, 160 per server on average.
     Ketama,
@@ -97,7 +106,7 @@ impl Builder {
     /// Whether its rings bring their own points per weight (so `vnodes`
     /// does not apply).
     pub fn owns_points(self) -> bool {
-        matches!(self, Builder::Nginx | Builder::Haproxy | Builder::Ketama)
+        matches!(self, Builder::Nginx | Builder::Haproxy | Builder::Envoy | Builder::Ketama)
     }
 
     /// Whether its ring sends a key to the nearer of the two points around
@@ -112,8 +121,7 @@ impl Builder {
     }
 
     /// The ring's points (hash, server index), sorted, and the width of
-    /// its hash in bits. `hash` and `vnodes` apply to `lbsim` (and `envoy`,
-    /// which has no ring of its own here) only.
+    /// its hash in bits. `hash` and `vnodes` apply to `lbsim` only.
     pub fn points<S: AsRef<str>>(
         self,
         names: &[S],
@@ -123,7 +131,8 @@ impl Builder {
     ) -> (Vec<(u64, u32)>, u32) {
         let mut points = Vec::new();
         match self {
-            Builder::Lbsim | Builder::Envoy => {
+            Builder::Envoy => return (envoy_ring(names, weights, ENVOY_MIN_RING), 64),
+            Builder::Lbsim => {
                 for (server, (name, &weight)) in names.iter().zip(weights).enumerate() {
                     // `{name}#` once, then only the digits change.
                     let mut key = KeyBuf::text(name.as_ref());
@@ -198,7 +207,9 @@ impl Builder {
     /// avalanche).
     pub fn key_hash(self, key: &[u8], hash: HashFn) -> u64 {
         match self {
-            Builder::Lbsim | Builder::Envoy => hash.hash(key),
+            Builder::Lbsim => hash.hash(key),
+            // The route's hash policy: xxHash64 of the header or argument.
+            Builder::Envoy => HashFn::Xxh64.hash(key),
             Builder::Haproxy if HashFn::HAPROXY.contains(&hash) => hash.hash(key),
             // `hash-type consistent` with no function: sdbm, then avalanche.
             Builder::Haproxy => u64::from(crate::hash::full_hash(crate::hash::sdbm(key))),
@@ -209,6 +220,39 @@ impl Builder {
             }
         }
     }
+}
+
+/// Envoy's ring (`RingHashLoadBalancer::Ring`) of servers named by their
+/// addresses with `weights`, at least `min_ring_size` points: (hash,
+/// server), sorted.
+pub fn envoy_ring<S: AsRef<str>>(names: &[S], weights: &[u32], min_ring_size: u64) -> Vec<(u64, u32)> {
+    let total: f64 = weights.iter().map(|&w| f64::from(w)).sum();
+    let mut points = Vec::new();
+    if total <= 0.0 {
+        return points;
+    }
+    let least =
+        weights.iter().filter(|&&w| w > 0).map(|&w| f64::from(w) / total).fold(f64::INFINITY, f64::min);
+    let scale = (libm::ceil(least * min_ring_size as f64) / least).min(ENVOY_MAX_RING as f64);
+    // Running sums over the whole pool, as Envoy keeps them, so shares that
+    // are no whole number of points still add up to the ring's size.
+    let (mut current, mut target) = (0.0f64, 0.0f64);
+    for (server, (name, &weight)) in names.iter().zip(weights).enumerate() {
+        target += scale * (f64::from(weight) / total);
+        let mut key = KeyBuf::text(name.as_ref());
+        key.push_str("_");
+        let prefix = key.as_bytes().len();
+        let mut i = 0u64;
+        while current < target {
+            key.truncate(prefix);
+            key.push_u64(i);
+            points.push((HashFn::Xxh64.hash(key.as_bytes()), server as u32));
+            i += 1;
+            current += 1.0;
+        }
+    }
+    crate::sort::by_key(&mut points);
+    points
 }
 
 /// A server's host and port as NGINX's `chash` splits the `server`

@@ -234,6 +234,50 @@ mod tests {
     use super::*;
     use crate::balancer::checks;
 
+    /// Envoy's `ring_hash_lb_test.cc`, `Basic`: six hosts 127.0.0.1:90 ..
+    /// :95, `minimum_ring_size` 12. The ring and the picks for raw key
+    /// hashes are the ones Envoy's test expects.
+    #[test]
+    fn envoys_ring_is_envoys_expected_ring() {
+        let names: Vec<alloc::string::String> = (90..=95).map(|p| alloc::format!("127.0.0.1:{p}")).collect();
+        let points = super::super::builder::envoy_ring(&names, &[1; 6], 12);
+        let expected: [(u64, u32); 12] = [
+            (833437586790550860, 4),
+            (928266305478181108, 2),
+            (1033482794131418490, 0),
+            (3551244743356806947, 5),
+            (3851675632748031481, 3),
+            (5583722120771150861, 1),
+            (6311230543546372928, 1),
+            (7700377290971790572, 3),
+            (13144177310400110813, 5),
+            (13444792449719432967, 2),
+            (15516499411664133160, 4),
+            (16117243373044804889, 0),
+        ];
+        assert_eq!(points, expected);
+        let ring = Ring::indexed(points, 64);
+        // chooseHost(0), (u64::MAX), (3551244743356806947), (... + 1), and the
+        // random draw 16117243373044804880.
+        for (h, host) in [
+            (0, 4),
+            (u64::MAX, 4),
+            (3551244743356806947, 5),
+            (3551244743356806948, 3),
+            (16117243373044804880, 0),
+        ] {
+            assert_eq!(ring.owner(h), host, "key hash {h}");
+        }
+        // `BasicWithHostname`: the hosts hashed by their names 90 .. 95.
+        let names: Vec<alloc::string::String> = (90..=95).map(|p| alloc::format!("{p}")).collect();
+        let ring = Ring::indexed(super::super::builder::envoy_ring(&names, &[1; 6], 12), 64);
+        assert_eq!(ring.points.first(), Some(&(1975508444536362413, 5)));
+        assert_eq!(ring.points.last(), Some(&(15364271037087512980, 4)));
+        for (h, host) in [(0, 5), (u64::MAX, 5), (7225015537174310577, 2), (6803900775736438537, 3)] {
+            assert_eq!(ring.owner(h), host, "key hash {h}");
+        }
+    }
+
     #[test]
     fn keys_go_clockwise_and_wrap() {
         let ring = Ring::indexed(alloc::vec![(10, 0), (20, 1), (30, 2)], 32);

@@ -13,7 +13,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::balancer::builder::Builder;
+use crate::balancer::builder::{Builder, ENVOY_MIN_RING};
 use crate::balancer::AlgorithmId;
 
 mod error;
@@ -124,7 +124,14 @@ impl Scenario {
         // NGINX places 160 points per weight unit, HAProxy 16, ketama about
         // 160 per server.
         let ring = match self.builder {
-            Builder::Lbsim | Builder::Envoy => u64::from(self.vnodes) * weight,
+            Builder::Lbsim => u64::from(self.vnodes) * weight,
+            // Envoy's: its minimum size, rounded up so the lightest server's
+            // share is a whole number of points (at most total / lightest more).
+            Builder::Envoy => {
+                let lightest =
+                    (0..n).map(|i| u64::from(self.weight(i))).filter(|&w| w > 0).min().unwrap_or(1);
+                ENVOY_MIN_RING + weight.div_ceil(lightest)
+            }
             Builder::Nginx => 160 * weight,
             Builder::Haproxy => 16 * (0..n).map(|i| u64::from(self.weight(i).min(256))).sum::<u64>(),
             Builder::Ketama => 160 * n as u64,
@@ -141,7 +148,7 @@ impl Scenario {
             // Only what the reader can change for this ring: NGINX's and
             // ketama's bring their own points, so vnodes is not it there.
             return Err(match self.builder {
-                Builder::Lbsim | Builder::Envoy => ScenarioError {
+                Builder::Lbsim => ScenarioError {
                     field: "vnodes".to_string(),
                     value: self.vnodes.to_string(),
                     allowed: format!(
@@ -158,6 +165,15 @@ impl Scenario {
                          (here {total}: {ring} per ring, {rings} rings); lower the servers, the weights {copies}",
                         if self.builder == Builder::Nginx { 160 } else { 16 },
                         self.builder.id()
+                    ),
+                },
+                Builder::Envoy => ScenarioError {
+                    field: "weights".to_string(),
+                    value: self.weights.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+                    allowed: format!(
+                        "Envoy's ring (1,024 points and up to total weight / lightest weight more) x rings at \
+                         most {MAX_RING_POINTS} ring points (here {total}: {ring} per ring, {rings} rings); \
+                         weights nearer each other, {copies}"
                     ),
                 },
                 Builder::Ketama => ScenarioError {
