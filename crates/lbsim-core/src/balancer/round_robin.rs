@@ -32,6 +32,9 @@ pub struct RoundRobin {
     members: Vec<bool>,
     /// HAProxy's tree, when the pool is built as HAProxy builds it.
     haproxy: Option<Fwrr>,
+    /// What a unit of `weights` is: 1 for the pool's, 256 once slow start
+    /// gives its own (in 256ths).
+    unit: u64,
 }
 
 impl RoundRobin {
@@ -46,6 +49,7 @@ impl RoundRobin {
             next: 0,
             equal: pool.equal_weights(),
             haproxy: (pool.builder == Builder::Haproxy).then(|| Fwrr::new(Fwrr::eweights(&pool.weights, 1))),
+            unit: 1,
         }
     }
 
@@ -138,7 +142,7 @@ impl Balancer for RoundRobin {
             self.members = members.to_vec();
             self.current.iter_mut().for_each(|c| *c = 0);
             self.next = 0;
-            self.rebuild_haproxy(1);
+            self.rebuild_haproxy();
         }
     }
 
@@ -155,14 +159,15 @@ impl Balancer for RoundRobin {
         self.total = weights.iter().sum();
         self.weights = weights;
         self.equal = equal;
-        // Slow start's weights are in 256ths.
-        self.rebuild_haproxy(256);
+        self.unit = 256;
+        self.rebuild_haproxy();
     }
 }
 
 impl RoundRobin {
-    /// HAProxy's tree afresh over the members, weights in units of `unit`.
-    fn rebuild_haproxy(&mut self, unit: u64) {
+    /// HAProxy's tree afresh over the members.
+    fn rebuild_haproxy(&mut self) {
+        let unit = self.unit;
         if let Some(fwrr) = &mut self.haproxy {
             let weights: Vec<u32> = self
                 .weights
