@@ -17,11 +17,11 @@ use alloc::vec::Vec;
 use super::rule::PerWeight;
 
 /// `SRV_EWGHT_MAX`: the largest effective weight (256 x 16).
-const EWGHT_MAX: u64 = 4096;
+pub const EWGHT_MAX: u64 = 4096;
 /// `SRV_UWGHT_RANGE`: the position's unit in a `curr` key.
 const UWGHT_RANGE: u64 = 256;
 /// `BE_WEIGHT_SCALE`.
-pub const WEIGHT_SCALE: u64 = 16;
+const WEIGHT_SCALE: u64 = 16;
 
 const CURR: usize = 0;
 
@@ -33,7 +33,7 @@ pub struct Fwrr {
     init: usize,
     next: usize,
     /// Where each server is queued: (tree, key, insertion order).
-    place: Vec<Option<(usize, u64, u64)>>,
+    place: Vec<Option<(usize, PerWeight, u64)>>,
     npos: Vec<u64>,
     rweight: Vec<u64>,
     eweight: Vec<u64>,
@@ -78,15 +78,14 @@ impl Fwrr {
     }
 
     fn insert(&mut self, tree: usize, server: usize, key: u64) {
-        self.place[server] = Some((tree, key, self.clock));
         let key = PerWeight::key(u32::try_from(key).unwrap_or(u32::MAX));
+        self.place[server] = Some((tree, key, self.clock));
         self.trees[tree].insert((key, self.clock, server as u32));
         self.clock += 1;
     }
 
     fn dequeue(&mut self, server: usize) {
         if let Some((tree, key, seq)) = self.place[server].take() {
-            let key = PerWeight::key(u32::try_from(key).unwrap_or(u32::MAX));
             self.trees[tree].remove(&(key, seq, server as u32));
         }
     }

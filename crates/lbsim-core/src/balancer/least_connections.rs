@@ -38,6 +38,7 @@ use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use super::builder::Builder;
+use super::fwrr::{Fwrr, EWGHT_MAX};
 use super::rule::{effective_weights, Balancer, Eligible, PerWeight, Pick, Pool};
 use crate::rng::Rng;
 
@@ -324,12 +325,6 @@ impl Weighted {
     }
 }
 
-/// HAProxy's `SRV_EWGHT_MAX`: its largest user weight (256) times its
-/// weight scale (`BE_WEIGHT_SCALE`, 16).
-const HAPROXY_EWGHT_MAX: u64 = 256 * HAPROXY_WEIGHT_SCALE;
-/// HAProxy's `BE_WEIGHT_SCALE`: an effective weight is 16 x the weight.
-const HAPROXY_WEIGHT_SCALE: u64 = 16;
-
 /// HAProxy 2.6's leastconn tree: servers by (key, when they reached it).
 #[derive(Clone, Debug)]
 struct Fwlc {
@@ -337,7 +332,7 @@ struct Fwlc {
     /// Each server's key and when it reached it.
     keys: Vec<(PerWeight, u64)>,
     counts: Vec<u32>,
-    /// Effective weights (16 x the weight).
+    /// Effective weights (16 x the weight, `fwrr.rs`'s conversion).
     eweights: Vec<u64>,
     clock: u64,
 }
@@ -365,7 +360,7 @@ impl Fwlc {
     fn key(&self, server: usize) -> PerWeight {
         let key = match u64::from(self.counts[server]) {
             0 => 0,
-            inflight => (inflight + 1) * HAPROXY_EWGHT_MAX / self.eweights[server].max(1),
+            inflight => (inflight + 1) * EWGHT_MAX / self.eweights[server].max(1),
         };
         PerWeight::key(u32::try_from(key).unwrap_or(u32::MAX))
     }
@@ -397,16 +392,6 @@ impl Fwlc {
     }
 }
 
-/// HAProxy's effective weights for weights in units of `unit` (1 for the
-/// pool's, 256 for slow start's), rounded up as HAProxy's are, at least 1
-/// and at most its largest (weight 256).
-fn haproxy_eweights(weights: &[u32], unit: u64) -> Vec<u64> {
-    weights
-        .iter()
-        .map(|&w| (u64::from(w) * HAPROXY_WEIGHT_SCALE).div_ceil(unit).clamp(1, HAPROXY_EWGHT_MAX))
-        .collect()
-}
-
 enum Order {
     Equal(LevelLists),
     Weighted(Weighted),
@@ -428,12 +413,10 @@ impl LeastConnections {
         let order = match pool.builder {
             Builder::Haproxy => {
                 let idle: Vec<(usize, u32)> = (0..n).map(|s| (s, 0)).collect();
-                Order::Haproxy(Fwlc::new(haproxy_eweights(&pool.weights, 1), &idle))
+                Order::Haproxy(Fwlc::new(Fwrr::eweights(&pool.weights, 1), &idle))
             }
-            Builder::Nginx => {
-                Order::Weighted(Weighted::new(WeightedOrder::new(&pool.weights), &pool.weights))
-            }
-            _ if pool.equal_weights() => Order::Equal(LevelLists::new(n)),
+            // NGINX breaks ties by the smooth turn even with equal weights.
+            builder if builder != Builder::Nginx && pool.equal_weights() => Order::Equal(LevelLists::new(n)),
             _ => Order::Weighted(Weighted::new(WeightedOrder::new(&pool.weights), &pool.weights)),
         };
         LeastConnections { order, weights: pool.weights.clone(), builder: pool.builder }
@@ -503,12 +486,10 @@ impl Balancer for LeastConnections {
         let equal = weights.windows(2).all(|w| w[0] == w[1]);
         self.order = match self.builder {
             // Slow start's weights are in 256ths.
-            Builder::Haproxy => Order::Haproxy(Fwlc::new(haproxy_eweights(&weights, 256), &arrivals)),
-            Builder::Nginx => Order::Weighted(Weighted {
-                current,
-                ..Weighted::new(WeightedOrder::with_counts(&weights, &arrivals), &weights)
-            }),
-            _ if equal => Order::Equal(LevelLists::with_counts(n, &arrivals)),
+            Builder::Haproxy => Order::Haproxy(Fwlc::new(Fwrr::eweights(&weights, 256), &arrivals)),
+            builder if builder != Builder::Nginx && equal => {
+                Order::Equal(LevelLists::with_counts(n, &arrivals))
+            }
             _ => Order::Weighted(Weighted {
                 current,
                 ..Weighted::new(WeightedOrder::with_counts(&weights, &arrivals), &weights)
