@@ -13,7 +13,9 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use lbsim_core::presets::{Preset, PRESETS};
-use lbsim_core::scenario::{field_spec, Field, FieldKind, FIELDS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS};
+use lbsim_core::scenario::{
+    field_spec, Field, FieldKind, FAILURE_KEYS, FIELDS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS,
+};
 use lbsim_core::{url, Scenario, ScenarioError};
 
 use crate::outcome::{bad, Failure};
@@ -93,13 +95,13 @@ impl FieldSet for AllFields {
     }
 }
 
-/// The fields a rule's picks on an idle pool depend on: `trace`.
+/// The fields a rule's picks depend on, failures included: `trace`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PickFields;
 
 impl FieldSet for PickFields {
     fn takes(field: &Field) -> bool {
-        POOL_KEYS.contains(&field.key) || PlacementFields::takes(field)
+        POOL_KEYS.contains(&field.key) || FAILURE_KEYS.contains(&field.key) || PlacementFields::takes(field)
     }
 }
 

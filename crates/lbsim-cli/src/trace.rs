@@ -2,8 +2,11 @@
 //! for given arrivals and finishes (`--steps`, held requests). On an idle
 //! pool each pick is dispatched and completes at once, so the sequence
 //! shows the rule itself (smooth WRR with weights 5,1,1 gives a a b a c a
-//! a, as NGINX documents); pick i is for user i+1. The core's `trace`
-//! module decides; this prints.
+//! a, as NGINX documents); pick i is for user i+1. With the scenario's
+//! events, a request whose attempt fails is retried elsewhere: its pick
+//! reads `s2>s3` (s2 failed, s3 answered), or ends `>502` when no attempt
+//! answered (`502` alone: no server to try). The core's `trace` module
+//! decides; this prints.
 
 use clap::Args;
 use lbsim_core::trace::{self, Step, MAX_STEPS};
@@ -33,8 +36,10 @@ pub struct TraceArgs {
     #[arg(long, value_name = "K", conflicts_with = "steps")]
     pub picks: Option<String>,
     /// Arrivals and finishes in order, comma-separated: arrive:user-N (a
-    /// request of user N, picked for and held) and finish:K (the K-th
-    /// arrival finishes), at most 100000; one pick per arrival
+    /// request of user N, picked for and held), finish:K (the K-th
+    /// arrival finishes) and at:T (the clock moves on to T ms; each step
+    /// is otherwise 1 ms after the one before), at most 100000; one pick
+    /// per arrival
     #[arg(long, value_name = "STEPS")]
     pub steps: Option<String>,
     /// Output format
@@ -75,13 +80,20 @@ pub fn trace(args: &TraceArgs) -> Result<(), Failure> {
         (None, picks) => trace::idle(idle_picks(picks.as_deref())?),
     };
     let scenario = pool(&args.pool)?;
-    let servers = trace::picks(&scenario, algorithm, &steps);
+    let arrivals = trace::picks(&scenario, algorithm, &steps);
     let users = steps.iter().filter_map(|s| match s {
         Step::Arrive { user } => Some(*user),
-        Step::Finish { .. } => None,
+        Step::Finish { .. } | Step::At { .. } => None,
     });
     let names = scenario.pool().names;
-    let trace = Trace { picks: servers.iter().map(|&s| names[s].clone()).collect() };
+    let pick = |a: &trace::Arrival| {
+        let mut tried: Vec<&str> = a.tried.iter().map(|&s| names[s].as_str()).collect();
+        if !a.answered {
+            tried.push("502");
+        }
+        tried.join(">")
+    };
+    let trace = Trace { picks: arrivals.iter().map(pick).collect() };
     let text = match args.format {
         TableOrJson::Json => json_line(&trace)?,
         TableOrJson::Table => {

@@ -1,20 +1,31 @@
 //! A rule's picks for a given sequence of arrivals and finishes (what
 //! `lbsim trace` prints, and what the conformance suite compares with a
-//! real balancer, request by request). Nothing queues and nothing is
-//! timed: an arrival is picked and dispatched, a finish completes the
-//! arrival it names, one millisecond per step, so "which server gets the
-//! next request while these are in flight" is the rule's answer alone.
+//! real balancer, request by request). Nothing queues: an arrival is
+//! picked and dispatched, a finish completes the arrival it names, one
+//! millisecond per step, so "which server gets the next request while
+//! these are in flight" is the rule's answer alone.
 //!
 //! Steps are written `arrive:user-7` (the request of user 7, whose hashing
-//! key is `user-7`) and `finish:3` (the third arrival finishes), separated
-//! by commas. With no steps, each of `picks` requests arrives and finishes
-//! at once, so the pool stays idle.
+//! key is `user-7`), `finish:3` (the third arrival finishes) and `at:1500`
+//! (the clock moves on to 1,500 ms), separated by commas. With no steps,
+//! each of `picks` requests arrives and finishes at once, so the pool
+//! stays idle.
+//!
+//! The scenario's events decide which servers answer: a crashed server
+//! refuses at once, a failing one answers 500. A failed attempt (a refusal,
+//! or a 500 with `count-5xx`) is retried on another server, up to
+//! `retries` times, as NGINX's `proxy_next_upstream` does, and NGINX's
+//! passive checks (`max-fails`, `fail-timeout-ms`) skip a server that
+//! failed, on the clock the steps keep; the rule's own state (NGINX's
+//! effective weights) learns of the failure as in a run.
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::balancer::{self, AlgorithmId, Pick};
+use crate::balancer::{self, AlgorithmId, Eligible, Pick};
+use crate::fleet::health::Passive;
+use crate::fleet::timeline::Timeline;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::workload::algorithm_rng;
 
@@ -34,6 +45,11 @@ pub enum Step {
         /// Which: the arrival's number (1-based, in arrival order).
         arrival: usize,
     },
+    /// The clock moves on: the next step is at `ms`.
+    At {
+        /// Milliseconds since the trace began.
+        ms: u64,
+    },
 }
 
 fn steps_error(value: &str, why: &str) -> ScenarioError {
@@ -41,18 +57,20 @@ fn steps_error(value: &str, why: &str) -> ScenarioError {
         field: "steps".into(),
         value: value.into(),
         allowed: format!(
-            "{why}; steps are arrive:user-N (N 1 to 4294967295) or finish:K (K an arrival not yet \
-             finished), comma-separated, at most {MAX_STEPS}"
+            "{why}; steps are arrive:user-N (N 1 to 4294967295), finish:K (K an arrival not yet \
+             finished) or at:T (T ms, not before the step ahead of it), comma-separated, at most {MAX_STEPS}"
         ),
     }
 }
 
-/// Reads `arrive:user-1,arrive:user-2,finish:1,...`; a finish must name
-/// an arrival that came before it and has not finished.
+/// Reads `arrive:user-1,arrive:user-2,finish:1,at:2000,...`; a finish
+/// must name an arrival that came before it and has not finished, and the
+/// clock never goes back.
 pub fn parse_steps(text: &str) -> Result<Vec<Step>, ScenarioError> {
     let mut steps = Vec::new();
     let mut arrived = 0usize;
     let mut finished: Vec<bool> = Vec::new();
+    let mut clock = 0u64;
     for part in text.split(',').map(str::trim) {
         if steps.len() == MAX_STEPS {
             return Err(steps_error(text, "too many steps"));
@@ -78,8 +96,18 @@ pub fn parse_steps(text: &str) -> Result<Vec<Step>, ScenarioError> {
                 }
                 Step::Finish { arrival }
             }
+            Some(("at", t)) => {
+                let ms = t.parse::<u64>().map_err(|_| steps_error(part, "T is a whole number of ms"))?;
+                if ms < clock {
+                    return Err(steps_error(part, &format!("the step ahead of it is at {clock} ms")));
+                }
+                clock = ms;
+                steps.push(Step::At { ms });
+                continue;
+            }
             _ => return Err(steps_error(part, "not a step")),
         };
+        clock += 1;
         steps.push(step);
     }
     Ok(steps)
@@ -95,30 +123,86 @@ pub fn idle(picks: usize) -> Vec<Step> {
         .collect()
 }
 
-/// The server (an index into the scenario's pool) `rule` picks for each
-/// arrival of `steps`, over the scenario's pool and the rule's own random
-/// stream, as a run builds them. `steps` are as [`parse_steps`] checks them.
-pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<usize> {
+/// What became of one arrival: the servers its attempts went to, in
+/// order, and whether the last one answered (a refusal or a counted 500
+/// with no retry left, or no server to try, ends it unanswered).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// Servers tried (indices into the scenario's pool).
+    pub tried: Vec<usize>,
+    /// Whether the last of them answered.
+    pub answered: bool,
+}
+
+/// What becomes of each arrival of `steps` under `rule`, over the
+/// scenario's pool, events and passive checks and the rule's own random
+/// stream, as a run builds them. `steps` are as [`parse_steps`] checks
+/// them.
+pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arrival> {
     let pool = scenario.pool();
+    let n = pool.len();
     let mut balancer = balancer::build(rule, &pool);
     let mut rng = algorithm_rng(scenario.seed, rule.id());
-    let mut servers: Vec<usize> = Vec::new();
-    for (i, step) in steps.iter().enumerate() {
-        let now_ms = i as f64;
+    let timeline = Timeline::new(scenario);
+    let mut passive = Passive::new(scenario, n);
+    let mut arrivals: Vec<Arrival> = Vec::new();
+    let mut clock = 0u64;
+    for step in steps {
+        let now_ms = clock as f64;
         match *step {
+            Step::At { ms } => {
+                clock = ms;
+                continue;
+            }
             Step::Arrive { user } => {
-                let server = balancer.pick(&Pick { now_ms, user }, &mut rng);
-                balancer.dispatched(server);
-                servers.push(server);
+                let pick = Pick { now_ms, user };
+                let mut arrival = Arrival { tried: Vec::new(), answered: false };
+                loop {
+                    let available: Vec<bool> = (0..n)
+                        .map(|s| timeline.at(s, now_ms).member && !passive.excludes(s, now_ms))
+                        .collect();
+                    let tried: Vec<u32> = arrival.tried.iter().map(|&s| s as u32).collect();
+                    let eligible = Eligible {
+                        available: &available,
+                        tried: &tried,
+                        every_available: !available.contains(&false),
+                    };
+                    let server = if eligible.all() {
+                        Some(balancer.pick(&pick, &mut rng))
+                    } else {
+                        balancer.pick_eligible(&pick, &mut rng, &eligible)
+                    };
+                    let Some(server) = server else { break };
+                    balancer.dispatched(server);
+                    passive.picked(server, now_ms);
+                    arrival.tried.push(server);
+                    let condition = timeline.at(server, now_ms);
+                    let failed = condition.crashed || (condition.failing && scenario.count_5xx);
+                    if !failed {
+                        arrival.answered = true;
+                        break;
+                    }
+                    // Ended at once, as a refusal on loopback is.
+                    balancer.completed(server, now_ms, 0.0);
+                    passive.failed(server, now_ms);
+                    balancer.failed(server);
+                    if arrival.tried.len() > scenario.retries as usize {
+                        break;
+                    }
+                }
+                arrivals.push(arrival);
             }
             Step::Finish { arrival } => {
-                if let Some(&server) = servers.get(arrival - 1) {
+                if let Some(a) = arrivals.get(arrival - 1).filter(|a| a.answered) {
+                    let server = a.tried[a.tried.len() - 1];
+                    passive.succeeded(server);
                     balancer.completed(server, now_ms, 0.0);
                 }
             }
         }
+        clock += 1;
     }
-    servers
+    arrivals
 }
 
 /// The steps written back in their link form.
@@ -128,6 +212,7 @@ pub fn write_steps(steps: &[Step]) -> String {
         .map(|s| match s {
             Step::Arrive { user } => format!("arrive:user-{user}"),
             Step::Finish { arrival } => format!("finish:{arrival}"),
+            Step::At { ms } => format!("at:{ms}"),
         })
         .collect();
     parts.join(",")
@@ -147,12 +232,45 @@ mod tests {
         s
     }
 
+    /// The server each arrival went to last.
+    fn last(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<usize> {
+        picks(scenario, rule, steps).iter().map(|a| a.tried[a.tried.len() - 1]).collect()
+    }
+
     #[test]
     fn an_idle_trace_is_nginxs_documented_sequence() {
         // NGINX's comment in ngx_http_upstream_round_robin.c: weights 5, 1, 1
         // give a a b a c a a.
-        let picks = picks(&scenario(&[5, 1, 1]), AlgorithmId::RoundRobin, &idle(7));
+        let picks = last(&scenario(&[5, 1, 1]), AlgorithmId::RoundRobin, &idle(7));
         assert_eq!(picks, [0, 0, 1, 0, 2, 0, 0]);
+    }
+
+    #[test]
+    fn a_refusing_server_is_retried_past_and_skipped_for_its_window() {
+        // s2 refuses from the start; one retry; NGINX's passive checks with
+        // max_fails 1 and a one-second fail_timeout.
+        let mut s = scenario(&[1, 1, 1]);
+        for (k, v) in
+            [("events", "0s:s2:crash"), ("retries", "1"), ("max-fails", "1"), ("fail-timeout-ms", "1000")]
+        {
+            s.set(k, v).unwrap();
+        }
+        let steps = parse_steps(
+            "arrive:user-1,finish:1,arrive:user-2,finish:2,at:500,arrive:user-3,finish:3,arrive:user-4,finish:4,\
+             at:1500,arrive:user-5,finish:5,arrive:user-6,finish:6",
+        )
+        .unwrap();
+        let tried: Vec<Vec<usize>> =
+            picks(&s, AlgorithmId::RoundRobin, &steps).into_iter().map(|a| a.tried).collect();
+        // Continuous time: the failure at 2 ms keeps s2 out until 1,002 ms,
+        // and the rotation goes on past it.
+        assert_eq!(tried, [&[0][..], &[1, 2], &[0], &[2], &[0], &[1, 2]]);
+        // As NGINX builds it: whole seconds keep s2 out through second 1,
+        // and the walk over the other two is the smooth one.
+        s.set("builder", "nginx").unwrap();
+        let tried: Vec<Vec<usize>> =
+            picks(&s, AlgorithmId::RoundRobin, &steps).into_iter().map(|a| a.tried).collect();
+        assert_eq!(tried, [&[0][..], &[1, 2], &[2], &[0], &[2], &[0]]);
     }
 
     #[test]
@@ -160,7 +278,7 @@ mod tests {
         // s1 and s2 each hold one; s3 is the only idle server until s1's
         // request finishes, then s1 has fewer than s2 and s3.
         let steps = parse_steps("arrive:user-1,arrive:user-2,arrive:user-3,finish:1,arrive:user-4").unwrap();
-        assert_eq!(picks(&scenario(&[1, 1, 1]), AlgorithmId::LeastConnections, &steps), [0, 1, 2, 0]);
+        assert_eq!(last(&scenario(&[1, 1, 1]), AlgorithmId::LeastConnections, &steps), [0, 1, 2, 0]);
     }
 
     #[test]
@@ -171,12 +289,15 @@ mod tests {
             ("arrive:bob", "key is user-N"),
             ("leave:1", "not a step"),
             ("arrive:user-0", "key is user-N"),
+            ("at:5,at:4", "ahead of it is at 5 ms"),
+            ("arrive:user-1,arrive:user-2,at:1", "ahead of it is at 2 ms"),
+            ("at:soon", "whole number"),
         ] {
             let e = parse_steps(text).unwrap_err();
             assert_eq!(e.field, "steps");
             assert!(e.allowed.contains(why), "{text}: {}", e.allowed);
         }
-        let text = "arrive:user-1,finish:1,arrive:user-9";
+        let text = "arrive:user-1,finish:1,at:40,arrive:user-9";
         assert_eq!(write_steps(&parse_steps(text).unwrap()), text);
     }
 }

@@ -39,13 +39,14 @@ const LAYERS: &[Layers] = &[
             // The scenario: its type, the one field table, validation.
             &["scenario"],
             // What a scenario draws and what a run reports; formulas; remapping;
-            // the scenario as a real balancer's config; a rule's picks for given steps.
-            &["workload", "report", "theory", "remap", "cost", "config", "trace"],
+            // the scenario as a real balancer's config.
+            &["workload", "report", "theory", "remap", "cost", "config"],
             // The server model both engines run on.
             &["server"],
-            // The fleet's event loop, then the engine that runs either loop.
+            // The fleet's event loop, then the engine that runs either loop, and
+            // a rule's picks for given steps (with the fleet's timeline and checks).
             &["fleet"],
-            &["engine"],
+            &["engine", "trace"],
             // Built on whole runs: sweeps, presets, then links that name both.
             &["sweep", "presets"],
             &["url"],

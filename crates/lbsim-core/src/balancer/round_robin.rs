@@ -9,6 +9,14 @@
 //! total given back is the allowed peers' total. A membership change is a
 //! config reload: the current weights start again from zero.
 //!
+//! As built by NGINX (`builder=nginx`) the walk is NGINX's whole, failures
+//! included: every pick walks the peers (no rotation shortcut for equal
+//! weights, whose walk differs from a rotation once a peer is skipped), and
+//! each peer adds its effective weight, which a failed attempt lowers by
+//! `weight / max_fails` and each walk that considers it raises by one, back
+//! to its weight (`ngx_http_upstream_get_peer`,
+//! `ngx_http_upstream_free_round_robin_peer`).
+//!
 //! As built by HAProxy (`builder=haproxy`), the picks are `balance
 //! roundrobin`'s (`fwrr.rs`); a pick that may not take the server the
 //! tree gives takes the next it gives, and a membership change or a new
@@ -35,6 +43,9 @@ pub struct RoundRobin {
     /// What a unit of `weights` is: 1 for the pool's, 256 once slow start
     /// gives its own (in 256ths).
     unit: u64,
+    /// NGINX's effective weights and `max_fails`, when the pool is built
+    /// as NGINX builds it.
+    nginx: Option<(Vec<i64>, i64)>,
 }
 
 impl RoundRobin {
@@ -47,10 +58,36 @@ impl RoundRobin {
             members: alloc::vec![true; weights.len()],
             weights,
             next: 0,
-            equal: pool.equal_weights(),
+            equal: pool.equal_weights() && pool.builder != Builder::Nginx,
             haproxy: (pool.builder == Builder::Haproxy).then(|| Fwrr::new(Fwrr::eweights(&pool.weights, 1))),
             unit: 1,
+            nginx: (pool.builder == Builder::Nginx)
+                .then(|| (pool.weights.iter().map(|&w| i64::from(w)).collect(), i64::from(pool.max_fails))),
         }
+    }
+
+    /// NGINX's walk with effective weights over the peers `eligible`
+    /// allows (every peer when `None`).
+    fn nginx_among(&mut self, eligible: Option<&Eligible>) -> Option<usize> {
+        let (effective, _) = self.nginx.as_mut()?;
+        let mut best: Option<usize> = None;
+        let mut total = 0;
+        for (i, effective) in effective.iter_mut().enumerate() {
+            if eligible.is_some_and(|e| !e.allows(i)) {
+                continue;
+            }
+            self.current[i] += *effective;
+            total += *effective;
+            if *effective < self.weights[i] {
+                *effective += 1;
+            }
+            if best.is_none_or(|b| self.current[i] > self.current[b]) {
+                best = Some(i);
+            }
+        }
+        let best = best?;
+        self.current[best] -= total;
+        Some(best)
     }
 
     /// HAProxy's next server that `eligible` allows: the tree's picks in
@@ -98,6 +135,9 @@ impl Balancer for RoundRobin {
         if let Some(fwrr) = &mut self.haproxy {
             return fwrr.pick().unwrap_or(0);
         }
+        if self.nginx.is_some() {
+            return self.nginx_among(None).unwrap_or(0);
+        }
         if self.equal {
             let server = self.next;
             self.next += 1;
@@ -121,12 +161,23 @@ impl Balancer for RoundRobin {
         false
     }
 
+    fn failed(&mut self, server: usize) {
+        if let Some((effective, max_fails)) = &mut self.nginx {
+            if *max_fails > 0 {
+                effective[server] = (effective[server] - self.weights[server] / *max_fails).max(0);
+            }
+        }
+    }
+
     fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
         if eligible.all() {
             return Some(self.pick(request, rng));
         }
         if let Some(fwrr) = &mut self.haproxy {
             return RoundRobin::haproxy_among(fwrr, &self.weights, eligible);
+        }
+        if self.nginx.is_some() {
+            return self.nginx_among(Some(eligible));
         }
         if self.equal {
             self.rotate_among(eligible)
@@ -141,6 +192,9 @@ impl Balancer for RoundRobin {
         if members != self.members.as_slice() {
             self.members = members.to_vec();
             self.current.iter_mut().for_each(|c| *c = 0);
+            if let Some((effective, _)) = &mut self.nginx {
+                effective.clone_from(&self.weights);
+            }
             self.next = 0;
             self.rebuild_haproxy();
         }
@@ -151,12 +205,15 @@ impl Balancer for RoundRobin {
         if weights == self.weights {
             return;
         }
-        let equal = weights.windows(2).all(|w| w[0] == w[1]);
+        let equal = weights.windows(2).all(|w| w[0] == w[1]) && self.nginx.is_none();
         if self.equal && !equal {
             // The rotation kept no current weights: start them from zero.
             self.current.iter_mut().for_each(|c| *c = 0);
         }
         self.total = weights.iter().sum();
+        if let Some((effective, _)) = &mut self.nginx {
+            effective.clone_from(&weights);
+        }
         self.weights = weights;
         self.equal = equal;
         self.unit = 256;

@@ -37,6 +37,10 @@ pub trait Balancer {
     /// A request this copy sent to `server` finished at `now_ms` after
     /// `latency_ms`.
     fn completed(&mut self, _server: usize, _now_ms: f64, _latency_ms: f64) {}
+    /// An attempt on `server` failed (a connection error, or a 500 counted
+    /// as failed), just before its completion. Only NGINX's weights take
+    /// note: a failed peer's effective weight drops.
+    fn failed(&mut self, _server: usize) {}
     /// Layer 4 (SPEC section 13): a connection this copy opened to
     /// `server` (`dispatched` counted it) closed at `now_ms`. Counting
     /// rules count open connections, so by default it is a completion
@@ -155,6 +159,9 @@ pub struct Pool {
     pub builder: Builder,
     /// Entries of a Maglev table (a prime).
     pub maglev_size: u32,
+    /// NGINX's `max_fails`: a failed attempt lowers a peer's effective
+    /// weight by its weight over this (0: never).
+    pub max_fails: u32,
 }
 
 impl Pool {
@@ -170,6 +177,7 @@ impl Pool {
             // Maglev's `TABLE_SIZE`, written out so this module, which
             // every rule names, names none of them (a test holds the two equal).
             maglev_size: 65_537,
+            max_fails: 1,
         }
     }
 

@@ -250,6 +250,7 @@ impl State {
         let failed = a.outcome == Outcome::Connection || self.count_5xx;
         if failed {
             h.passive.failed(s, t);
+            run.copies[r].failed(s);
         }
         // At layer 4 only connection errors are seen (SPEC 13.1).
         if self.connections.is_none() || a.outcome == Outcome::Connection {

@@ -429,6 +429,12 @@ pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "builder"];
 /// rules are built over) and the seed of the rules' random streams.
 pub const POOL_KEYS: &[&str] = &["servers", "weights", "names", "balance-factor", "maglev-size", "seed"];
 
+/// The fields that decide where a request goes when attempts fail (what
+/// `lbsim trace --steps` plays with the pool's): which servers refuse or
+/// answer 500 and when, the retries, what counts as failed and NGINX's
+/// passive checks.
+pub const FAILURE_KEYS: &[&str] = &["events", "retries", "count-5xx", "max-fails", "fail-timeout-ms"];
+
 impl ScenarioError {
     /// A key that is no field at all (a link's `colour=blue`): its message
     /// reads "unknown key 'colour'; known keys: ...", not as a bad value.

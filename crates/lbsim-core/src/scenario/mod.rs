@@ -24,8 +24,8 @@ mod model;
 pub use self::error::{ScenarioError, Unprintable};
 use self::fields::table;
 pub use self::fields::{
-    field_spec, valid_name, Field, FieldKind, Group, Scenario, FIELDS, MAX_RING_POINTS, MAX_SEED, OLD_KEYS,
-    PLACEMENT_KEYS, POOL_KEYS,
+    field_spec, valid_name, Field, FieldKind, Group, Scenario, FAILURE_KEYS, FIELDS, MAX_RING_POINTS,
+    MAX_SEED, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS,
 };
 pub use self::kinds::{CheckKind, Layer, WorkKind};
 

@@ -22,6 +22,7 @@ impl Scenario {
             balance_factor: self.balance_factor,
             builder: self.builder,
             maglev_size: self.maglev_size,
+            max_fails: self.max_fails,
         }
     }
 

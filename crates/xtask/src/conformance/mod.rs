@@ -35,23 +35,39 @@ const BACKENDS: [u16; 7] = [18281, 18282, 18283, 18284, 18285, 18286, 18287];
 const FRONT: u16 = 18301;
 const HAPROXY_FRONT: u16 = 18341;
 
+/// The port of a server that refuses connections: nothing listens there.
+const REFUSING: u16 = 18288;
+
 /// One comparison: a rule over a pool (the flags `lbsim config` and
 /// `lbsim trace` both take), and how many requests, request i carrying the
-/// key `?user=user-{i+1}` (the rule may ignore it). Requests go one at a
-/// time, or, `held`, as the steps of [`held_steps`]: held open at their
-/// backend and finished in a shuffled order, so the counting rules'
-/// choices while requests are in flight are compared.
+/// key `?user=user-{i+1}` (the rule may ignore it), played as `play` says.
 struct Case {
     name: &'static str,
     weights: &'static [u32],
     picks: usize,
     flags: &'static [&'static str],
-    held: bool,
+    play: Play,
+}
+
+/// How a case's requests go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Play {
+    /// One at a time.
+    Idle,
+    /// As the steps of [`held_steps`]: held open at their backend and
+    /// finished in a shuffled order, so the counting rules' choices while
+    /// requests are in flight are compared.
+    Held,
+    /// One at a time at the times of [`timed_steps`], server `refuses` (0-based)
+    /// refusing every connection (it is `REFUSING`, and the scenario's
+    /// events crash it at 0 s): the passive checks' windows, on the
+    /// balancer's own clock, and its retries are compared, attempt by attempt.
+    Timed { refuses: usize },
 }
 
 /// A hashing case over user-1 .. user-2000.
 const fn keys(name: &'static str, weights: &'static [u32], flags: &'static [&'static str]) -> Case {
-    Case { name, weights, picks: 2000, flags, held: false }
+    Case { name, weights, picks: 2000, flags, play: Play::Idle }
 }
 
 /// A case of `picks` requests one at a time.
@@ -61,7 +77,7 @@ const fn picks(
     picks: usize,
     flags: &'static [&'static str],
 ) -> Case {
-    Case { name, weights, picks, flags, held: false }
+    Case { name, weights, picks, flags, play: Play::Idle }
 }
 
 /// A case of `picks` requests held open and finished out of order.
@@ -71,7 +87,19 @@ const fn held(
     picks: usize,
     flags: &'static [&'static str],
 ) -> Case {
-    Case { name, weights, picks, flags, held: true }
+    Case { name, weights, picks, flags, play: Play::Held }
+}
+
+/// A case of `picks` requests one at a time over four seconds, server
+/// `refuses` refusing.
+const fn timed(
+    name: &'static str,
+    weights: &'static [u32],
+    refuses: usize,
+    picks: usize,
+    flags: &'static [&'static str],
+) -> Case {
+    Case { name, weights, picks, flags, play: Play::Timed { refuses } }
 }
 
 /// HAProxy's cases: `hash-type consistent` alone (sdbm with avalanche) and
@@ -169,8 +197,10 @@ const HAPROXY_CASES: &[Case] = &[
 /// NGINX's cases: smooth weighted round robin (its default) for several
 /// weightings, `hash $arg_user consistent` over four, five and seven
 /// servers and `hash $arg_user` over four and five, with user-1 ..
-/// user-2000 as keys (`lbsim trace` sends pick i to user i+1), and
-/// `least_conn` held, weighted and not.
+/// user-2000 as keys (`lbsim trace` sends pick i to user i+1),
+/// `least_conn` held, weighted and not, and passive checks (`max_fails`,
+/// `fail_timeout`, the trial after it) with retries past a server that
+/// refuses, over four seconds of NGINX's whole-second clock.
 const CASES: &[Case] = &[
     picks("round robin 5,1,1", &[5, 1, 1], 70, &["--algorithm", "round-robin"]),
     picks("round robin 3,2,1,1,4", &[3, 2, 1, 1, 4], 110, &["--algorithm", "round-robin"]),
@@ -211,6 +241,31 @@ const CASES: &[Case] = &[
         &[3, 1, 2, 1],
         300,
         &["--algorithm", "least-connections", "--builder", "nginx"],
+    ),
+    timed(
+        "max_fails=1 fail_timeout=1s, one retry, s2 refuses, 3 servers",
+        &[1, 1, 1],
+        1,
+        20,
+        &["--algorithm", "round-robin", "--builder", "nginx", "--fail-timeout-ms", "1000", "--retries", "1"],
+    ),
+    timed(
+        "max_fails=2 fail_timeout=1s, two retries, s1 refuses, 4 servers weighted 2,1,3,1",
+        &[2, 1, 3, 1],
+        0,
+        20,
+        &[
+            "--algorithm",
+            "round-robin",
+            "--builder",
+            "nginx",
+            "--max-fails",
+            "2",
+            "--fail-timeout-ms",
+            "1000",
+            "--retries",
+            "2",
+        ],
     ),
 ];
 
@@ -268,10 +323,17 @@ fn compare(
     for (i, case) in cases.iter().enumerate() {
         let steps = held_steps(i as u64, case);
         let front = front + i as u16;
-        let (seen, predicted) = if case.held {
-            (held_sequence(backends, front, &steps)?, predict(lbsim, case, &["--steps", &steps])?)
-        } else {
-            (sequence(front, case.picks)?, predict(lbsim, case, &["--picks", &case.picks.to_string()])?)
+        let (seen, predicted) = match case.play {
+            Play::Held => {
+                (held_sequence(backends, front, &steps)?, predict(lbsim, case, &["--steps", &steps])?)
+            }
+            Play::Idle => {
+                (sequence(front, case.picks)?, predict(lbsim, case, &["--picks", &case.picks.to_string()])?)
+            }
+            Play::Timed { .. } => {
+                let steps = timed_steps(case);
+                (timed_sequence(front, &steps)?, predict(lbsim, case, &["--steps", &steps])?)
+            }
         };
         if let Some(at) = seen.iter().zip(&predicted).position(|(a, b)| a != b) {
             // The steps up to the request that went elsewhere, to replay it.
@@ -279,7 +341,11 @@ fn compare(
             let head = (steps.clone() + ",")
                 .find(&upto)
                 .map_or(steps.as_str(), |end| &steps[..end + upto.len() - 1]);
-            let what = if case.held { format!(" (lbsim trace --steps {head})") } else { String::new() };
+            let what = if case.play == Play::Held {
+                format!(" (lbsim trace --steps {head})")
+            } else {
+                String::new()
+            };
             return Err(format!(
                 "{balancer}, {}: request {} (user-{}) went to {} in {balancer}, to {} in lbsim trace{what}",
                 case.name,
@@ -393,8 +459,15 @@ fn config(prefix: &Path, lbsim: &Path) -> Result<String, String> {
         let upstream: String =
             block.lines().take_while(|l| !l.starts_with('}')).map(|l| format!("  {l}\n")).collect();
         out += &upstream.replacen("upstream lbsim", &format!("upstream case{i}"), 1);
+        // The location the block's comments give (its retries), answering
+        // with the attempts NGINX made.
+        let location: String = block
+            .lines()
+            .filter_map(|l| l.strip_prefix("#     "))
+            .map(|l| l.replace("http://lbsim", &format!("http://case{i}")) + " ")
+            .collect();
         out += &format!(
-            "  }}\n  server {{ listen {}; location / {{ proxy_pass http://case{i}; }} }}\n",
+            "  }}\n  server {{ listen {}; location / {{ {location}add_header X-Upstream $upstream_addr always; }} }}\n",
             address(FRONT + i as u16)
         );
     }
@@ -404,12 +477,20 @@ fn config(prefix: &Path, lbsim: &Path) -> Result<String, String> {
 /// `lbsim COMMAND` for a case's pool: its flags, the backends as names,
 /// its weights, and `extra`.
 fn run_lbsim(lbsim: &Path, command: &str, case: &Case, extra: &[&str]) -> Result<String, String> {
-    let names: Vec<String> = BACKENDS.iter().take(case.weights.len()).map(|&p| address(p)).collect();
+    let mut names: Vec<String> = BACKENDS.iter().take(case.weights.len()).map(|&p| address(p)).collect();
+    let mut events = String::new();
+    if let Play::Timed { refuses } = case.play {
+        names[refuses] = address(REFUSING);
+        events = format!("0s:{}:crash", names[refuses]);
+    }
     let weights: Vec<String> = case.weights.iter().map(u32::to_string).collect();
     let (names, weights, servers) = (names.join(","), weights.join(","), case.weights.len().to_string());
     let mut args: Vec<&str> = vec![command];
     args.extend(case.flags);
     args.extend(["--servers", &servers, "--names", &names, "--weights", &weights]);
+    if !events.is_empty() {
+        args.extend(["--events", &events]);
+    }
     args.extend(extra);
     output(&lbsim.to_string_lossy(), &args, None)
 }
@@ -501,6 +582,64 @@ fn held_sequence(backends: &Backends, front: u16, steps: &str) -> Result<Vec<Str
     Ok(seen)
 }
 
+/// A timed case's steps: request k at `at:T`, five a second, each at
+/// least 120 ms from a whole second (so NGINX's second and lbsim's agree
+/// whatever the few milliseconds a request takes), answered at once.
+fn timed_steps(case: &Case) -> String {
+    (1..=case.picks)
+        .map(|k| {
+            let t = 1000 * ((k - 1) / 5) + 120 + 170 * ((k - 1) % 5);
+            format!("at:{t},arrive:user-{k},finish:{k}")
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Plays timed `steps` against `front` from the start of a wall-clock
+/// second (NGINX's `ngx_time()` counts them): each request is sent at its
+/// time and read to its end. For each, the attempts NGINX made
+/// (`$upstream_addr`), `>`-separated, ending `>502` if none answered.
+fn timed_sequence(front: u16, steps: &str) -> Result<Vec<String>, String> {
+    let into_second = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|e| e.to_string())?
+        .subsec_nanos();
+    std::thread::sleep(Duration::from_nanos(u64::from(1_000_000_000 - into_second)));
+    let start = Instant::now();
+    let mut seen = Vec::new();
+    for step in steps.split(',') {
+        if let Some(t) = step.strip_prefix("at:").and_then(|t| t.parse::<u64>().ok()) {
+            let at = start + Duration::from_millis(t);
+            std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        } else if let Some(user) = step.strip_prefix("arrive:") {
+            seen.push(attempts(front, &format!("/?user={user}"))?);
+        }
+    }
+    Ok(seen)
+}
+
+/// One GET to `front`, answered 200 or 502: the attempts its
+/// `X-Upstream` header lists.
+fn attempts(front: u16, path: &str) -> Result<String, String> {
+    let addr = SocketAddr::from(([127, 0, 0, 1], front));
+    let mut response = Vec::new();
+    request(front, path)?.take(4096).read_to_end(&mut response).map_err(|e| format!("{addr}: {e}"))?;
+    let text = String::from_utf8_lossy(&response);
+    let head = text.split("\r\n\r\n").next().unwrap_or_default();
+    let status = head.lines().next().unwrap_or_default();
+    let upstream = head
+        .lines()
+        .find_map(|l| l.strip_prefix("X-Upstream: "))
+        .ok_or_else(|| format!("{addr}{path}: no X-Upstream header ({status})"))?;
+    let mut tried = upstream.split(", ").collect::<Vec<_>>().join(">");
+    if status.contains(" 502 ") {
+        tried += ">502";
+    } else if !status.contains(" 200 ") {
+        return Err(format!("{addr}{path}: {status}"));
+    }
+    Ok(tried)
+}
+
 /// A balancer running in the foreground, stopped by its own pid.
 struct Running {
     child: Child,
@@ -545,12 +684,17 @@ impl Drop for Running {
 
 /// One HTTP/1.0 GET on loopback, its body (bounded: 2 s, 4 KiB).
 fn get(port: u16, path: &str) -> Result<String, String> {
+    read_answer(&mut request(port, path)?, port).map_err(|e| format!("{path}: {e}"))
+}
+
+/// A GET of `path` sent to `port`, its answer to be read within 2 s.
+fn request(port: u16, path: &str) -> Result<TcpStream, String> {
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let mut stream =
         TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| format!("{addr}: {e}"))?;
     stream.set_read_timeout(Some(Duration::from_secs(2))).map_err(|e| e.to_string())?;
     send(&mut stream, path)?;
-    read_answer(&mut stream, port).map_err(|e| format!("{path}: {e}"))
+    Ok(stream)
 }
 
 /// An HTTP/1.0 GET of `path`, in one write (pieces would wait on Nagle
