@@ -110,15 +110,35 @@ impl Passive {
 /// `max_ejection_percent`): consecutive errors eject a server for the base
 /// time times the number of its ejections, never more than the percentage
 /// of the pool at once (but always at least one server).
+///
+/// As built by Envoy (`builder=envoy`), `DetectorImpl` itself: the
+/// ejection ends on the detector's interval timer (every
+/// [`ENVOY_INTERVAL_MS`] from the start), at the first tick at least
+/// `min(base x backoff, max_ejection_time)` after it began; the backoff
+/// grows by one an ejection (while under `max_ejection_time` plus a base)
+/// and shrinks by one at each tick that finds the server in; a server is
+/// ejected only while fewer than `max_ejection_percent` of the pool are
+/// (`100 x ejected < percent x pool`, so none at 0%), and reaching the
+/// threshold restarts the count whether or not it ejected.
 #[derive(Clone, Debug)]
 pub struct Outlier {
     threshold: u32,
     base_ms: f64,
     max_percent: u32,
+    /// Whether the detector is Envoy's own.
+    envoy: bool,
     consecutive: Vec<u32>,
+    /// Ejections so far, or Envoy's backoff as of `until`.
     ejections: Vec<u32>,
     until: Vec<f64>,
 }
+
+/// Envoy's outlier detection `interval`, its default: the timer that ends
+/// ejections ticks every 10 s.
+pub const ENVOY_INTERVAL_MS: f64 = 10_000.0;
+
+/// Envoy's `max_ejection_time`, its default: 300 s.
+const ENVOY_MAX_EJECTION_MS: f64 = 300_000.0;
 
 impl Outlier {
     /// Outlier detection over `n` servers.
@@ -127,6 +147,7 @@ impl Outlier {
             threshold: scenario.outlier_5xx,
             base_ms: f64::from(scenario.ejection_ms),
             max_percent: scenario.max_ejection,
+            envoy: scenario.builder == Builder::Envoy,
             consecutive: alloc::vec![0; n],
             ejections: alloc::vec![0; n],
             until: alloc::vec![f64::NEG_INFINITY; n],
@@ -155,7 +176,16 @@ impl Outlier {
             return false;
         }
         let ejected = (0..self.until.len()).filter(|&i| self.ejects(i, now)).count();
-        // Envoy ejects at least one host whatever the percentage.
+        if self.envoy {
+            self.consecutive[s] = 0;
+            if 100 * ejected >= self.max_percent as usize * members {
+                return false;
+            }
+            self.envoy_eject(s, now);
+            return true;
+        }
+        // lbsim's ejects at least one host whatever the percentage (Envoy's
+        // only under it, above).
         let allowed = (members * self.max_percent as usize / 100).max(1);
         if ejected >= allowed {
             return false;
@@ -164,6 +194,21 @@ impl Outlier {
         self.ejections[s] += 1;
         self.until[s] = now + self.base_ms * f64::from(self.ejections[s]);
         true
+    }
+
+    /// `DetectorImpl::ejectHost` and `checkHostForUneject` for `s` at
+    /// `now`: the backoff less the ticks since the last ejection ended
+    /// (a tick at `now` comes first), plus one; the end at a tick.
+    fn envoy_eject(&mut self, s: usize, now: f64) {
+        if self.until[s].is_finite() {
+            let ticks = libm::floor(now / ENVOY_INTERVAL_MS) - libm::floor(self.until[s] / ENVOY_INTERVAL_MS);
+            self.ejections[s] = self.ejections[s].saturating_sub(ticks.max(0.0) as u32);
+        }
+        if f64::from(self.ejections[s]) * self.base_ms < ENVOY_MAX_EJECTION_MS + self.base_ms {
+            self.ejections[s] += 1;
+        }
+        let time = (self.base_ms * f64::from(self.ejections[s])).min(ENVOY_MAX_EJECTION_MS);
+        self.until[s] = libm::ceil((now + time) / ENVOY_INTERVAL_MS) * ENVOY_INTERVAL_MS;
     }
 
     /// An attempt on `s` succeeded.
@@ -277,6 +322,55 @@ mod tests {
         assert!(p.excludes(0, 10_201.0), "the trial is in flight");
         p.succeeded(0);
         assert!(!p.excludes(0, 10_202.0), "a successful trial clears the fails");
+    }
+
+    /// Envoy's own `OutlierDetectorImplTest.EjectTimeBackoff`
+    /// (test/common/upstream/outlier_detection_impl_test.cc): base 10 s,
+    /// max_ejection_percent 100, one host, five 5xx a time.
+    #[test]
+    fn envoy_ejections_end_on_its_timer_with_its_backoff() {
+        let s = Scenario {
+            outlier_5xx: 5,
+            ejection_ms: 10_000,
+            max_ejection: 100,
+            builder: Builder::Envoy,
+            ..Scenario::default()
+        };
+        let mut o = Outlier::new(&s, 1);
+        let eject_at = |o: &mut Outlier, t: f64| (0..5).any(|_| o.errored(0, t, 1));
+        let s_ = 1000.0;
+        // Ejected at 0 s, back at the 10 s tick.
+        assert!(eject_at(&mut o, 0.0));
+        assert_eq!(o.until(0), 10.0 * s_);
+        // Again at 10 s: twice the base, back at 30 s (in at 20 s).
+        assert!(eject_at(&mut o, 10.0 * s_));
+        assert!(o.ejects(0, 20.0 * s_) && !o.ejects(0, 30.0 * s_));
+        // Third at 30 s: back at 60 s, not at 40 or 50.
+        assert!(eject_at(&mut o, 30.0 * s_));
+        assert!(o.ejects(0, 50.0 * s_) && !o.ejects(0, 60.0 * s_));
+        // The ticks at 70 and 80 s find it in: ejected at 80 s for 20 s.
+        assert!(eject_at(&mut o, 80.0 * s_));
+        assert!(o.ejects(0, 90.0 * s_) && !o.ejects(0, 100.0 * s_));
+        // Fifty quiet ticks: at 610 s for the base, 10 s, again.
+        assert!(eject_at(&mut o, 610.0 * s_));
+        assert_eq!(o.until(0), 620.0 * s_);
+        // Lbsim's detector ends the same first ejection at once, and the
+        // third after 3 x 10 s from its start.
+        let mut o = Outlier::new(&Scenario { builder: Builder::Lbsim, ..s }, 1);
+        assert!(eject_at(&mut o, 1.5 * s_));
+        assert_eq!(o.until(0), 11.5 * s_);
+    }
+
+    #[test]
+    fn envoy_ejects_only_under_the_percentage() {
+        // DetectorImpl::ejectHost: 100 x active / hosts < max_ejection_percent.
+        let s = Scenario { outlier_5xx: 1, max_ejection: 10, builder: Builder::Envoy, ..Scenario::default() };
+        let mut o = Outlier::new(&s, 15);
+        assert!(o.errored(0, 0.0, 15), "0% ejected is under 10%");
+        assert!(o.errored(1, 0.0, 15), "6.7% is under 10%, where lbsim allows one of 15");
+        assert!(!o.errored(2, 0.0, 15), "13.3% is not");
+        let mut o = Outlier::new(&Scenario { max_ejection: 0, ..s }, 4);
+        assert!(!o.errored(0, 0.0, 4), "at 0% Envoy ejects none");
     }
 
     #[test]
