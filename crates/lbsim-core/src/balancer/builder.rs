@@ -70,7 +70,8 @@ pub enum Builder {
     /// HAProxy 2.6's `hash-type consistent`: consistent-hash and
     /// bounded-load on its ring of server ids.
     Haproxy,
-    /// Envoy's ring hash and Maglev table.
+    /// Envoy's ring hash, Maglev table, round robin and least request
+    /// (one earliest-deadline-first schedule), outlier detection.
     Envoy,
     /// libketama: MD5, four points per digest, 160 per server on average.
     Ketama,

@@ -19,6 +19,13 @@
 //! a host's weight by its slow-start factor) switch between the two modes
 //! as they become unequal or equal, and rebuild the schedule when they
 //! change; active counts are kept.
+//!
+//! The same base (`EdfLoadBalancerBase`) is Envoy's round robin, which
+//! `round-robin` is with `builder=envoy` ([`LeastRequest::round_robin`]):
+//! the weight is the host's own, and equal weights take the hosts in turn,
+//! `hosts[index++ % hosts]` over the hosts a pick may take. Envoy starts
+//! the turn, and the schedule, at a random offset drawn once (`seed_`);
+//! here the offset is 0, as in Envoy's own unit tests.
 
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
@@ -62,6 +69,9 @@ pub struct LeastRequest {
     scheduled: Vec<bool>,
     /// Entries passed over in a pick, kept to save an allocation.
     passed: Vec<Reverse<Entry>>,
+    /// Envoy's round robin: the turn's next index, the weights without
+    /// active requests.
+    turn: Option<u64>,
 }
 
 impl LeastRequest {
@@ -83,12 +93,51 @@ impl LeastRequest {
             order: pool.len() as u64,
             scheduled: alloc::vec![true; pool.len()],
             passed: Vec::new(),
+            turn: None,
         }
+    }
+
+    /// Envoy's round robin over `pool`: the same schedule with the hosts'
+    /// own weights, or the turn for equal weights.
+    pub fn round_robin(pool: &Pool) -> LeastRequest {
+        LeastRequest { turn: Some(0), ..LeastRequest::new(pool) }
+    }
+
+    /// The weight `host` has in the schedule: its own in round robin,
+    /// less its active requests in least request.
+    fn weight_of(&self, host: usize, active: u32) -> f64 {
+        if self.turn.is_some() {
+            f64::from(self.weights[host])
+        } else {
+            effective_weight(self.weights[host], active)
+        }
+    }
+
+    /// Round robin's turn over the allowed hosts: the next of them, in
+    /// pool order, counting only them.
+    fn next_in_turn(&mut self, eligible: Option<&Eligible>) -> Option<usize> {
+        let turn = self.turn.as_mut()?;
+        let n = self.weights.len();
+        let allowed: Vec<usize> = (0..n).filter(|&h| eligible.is_none_or(|e| e.allows(h))).collect();
+        if allowed.is_empty() {
+            return None;
+        }
+        let host = allowed[(*turn % allowed.len() as u64) as usize];
+        *turn += 1;
+        Some(host)
     }
 
     /// Envoy's pick, reading active requests from `active` (`dyn`, not
     /// generic: the page carries one body for both callers).
     fn choose(&mut self, rng: &mut Rng, active: &dyn Counts) -> usize {
+        if self.schedule.is_none() && self.turn.is_some() {
+            return self.next_in_turn(None).unwrap_or(0);
+        }
+        let weight = self
+            .schedule
+            .as_ref()
+            .and_then(|s| s.peek())
+            .map(|Reverse(next)| self.weight_of(next.host, active.unfinished(next.host)));
         let Some(schedule) = self.schedule.as_mut() else {
             let n = self.weights.len();
             let candidate = crate::rng::below(rng, n as u64) as usize;
@@ -104,7 +153,7 @@ impl LeastRequest {
         };
         self.clock = next.deadline;
         self.order += 1;
-        let weight = effective_weight(self.weights[next.host], active.unfinished(next.host));
+        let weight = weight.unwrap_or(1.0);
         schedule.push(Reverse(Entry {
             deadline: self.clock + 1.0 / weight,
             order: self.order,
@@ -115,9 +164,9 @@ impl LeastRequest {
 
     /// `host` enters the schedule at `clock + 1 / weight`.
     fn schedule_host(&mut self, host: usize) {
+        let weight = self.weight_of(host, self.active.get(host));
         if let Some(schedule) = self.schedule.as_mut() {
             self.order += 1;
-            let weight = effective_weight(self.weights[host], self.active.get(host));
             schedule.push(Reverse(Entry { deadline: self.clock + 1.0 / weight, order: self.order, host }));
         }
     }
@@ -191,6 +240,9 @@ impl Balancer for LeastRequest {
         if eligible.all() {
             return Some(self.pick(request, rng));
         }
+        if self.schedule.is_none() && self.turn.is_some() {
+            return self.next_in_turn(Some(eligible));
+        }
         if self.schedule.is_none() {
             let n = self.weights.len();
             let candidate = uniform_among(n, rng, |s| eligible.allows(s))?;
@@ -261,6 +313,27 @@ mod tests {
         }
         // Deadlines are sums of 1/5 in floating point; allow one pick of drift.
         assert!(counts[0].abs_diff(500) <= 1 && counts[1].abs_diff(100) <= 1, "{counts:?}");
+    }
+
+    /// Envoy's own `LeastRequestLoadBalancerTest.WeightImbalance`
+    /// (test/common/upstream/load_balancer_impl_test.cc): weights 1 and 2
+    /// idle, then one request active on the second, then one on the first
+    /// and none on the second.
+    #[test]
+    fn envoys_weight_imbalance_vector() {
+        let mut pool = Pool::named(&["h0", "h1"]);
+        pool.weights = alloc::vec![1, 2];
+        let mut lr = LeastRequest::new(&pool);
+        let mut rng = Rng::seed_from_u64(0);
+        let req = Pick { now_ms: 0.0, user: 1 };
+        let mut picks =
+            |lr: &mut LeastRequest, n: usize| (0..n).map(|_| lr.pick(&req, &mut rng)).collect::<Vec<_>>();
+        assert_eq!(picks(&mut lr, 6), [1, 0, 1, 1, 0, 1]);
+        lr.dispatched(1);
+        assert_eq!(picks(&mut lr, 5), [1, 0, 1, 0, 1]);
+        lr.dispatched(0);
+        lr.completed(1, 0.0, 0.0);
+        assert_eq!(picks(&mut lr, 10), [0, 1, 1, 1, 0, 1, 1, 1, 1, 0]);
     }
 
     #[test]

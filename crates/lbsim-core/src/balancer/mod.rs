@@ -113,7 +113,7 @@ impl Builder {
             Builder::Lbsim => true,
             Builder::Nginx => matches!(rule, RoundRobin | LeastConnections | UserHash | ConsistentHash),
             Builder::Haproxy => matches!(rule, RoundRobin | LeastConnections | ConsistentHash | BoundedLoad),
-            Builder::Envoy => matches!(rule, ConsistentHash | Maglev),
+            Builder::Envoy => matches!(rule, RoundRobin | LeastRequest | ConsistentHash | Maglev),
             Builder::Ketama => matches!(rule, ConsistentHash),
         }
     }

@@ -17,6 +17,10 @@
 //! to its weight (`ngx_http_upstream_get_peer`,
 //! `ngx_http_upstream_free_round_robin_peer`).
 //!
+//! As built by Envoy (`builder=envoy`), the picks are Envoy's round robin,
+//! the earliest-deadline-first schedule that its least request also runs
+//! on (`least_request.rs`).
+//!
 //! As built by HAProxy (`builder=haproxy`), the picks are `balance
 //! roundrobin`'s (`fwrr.rs`); a pick that may not take the server the
 //! tree gives takes the next it gives, and a membership change or a new
@@ -26,6 +30,7 @@ use alloc::vec::Vec;
 
 use super::builder::Builder;
 use super::fwrr::Fwrr;
+use super::least_request::LeastRequest;
 use super::rule::{effective_weights, Balancer, Eligible, Pick, Pool};
 use crate::rng::Rng;
 
@@ -46,6 +51,8 @@ pub struct RoundRobin {
     /// NGINX's effective weights and `max_fails`, when the pool is built
     /// as NGINX builds it.
     nginx: Option<(Vec<i64>, i64)>,
+    /// Envoy's round robin, when the pool is built as Envoy builds it.
+    envoy: Option<LeastRequest>,
 }
 
 impl RoundRobin {
@@ -63,6 +70,7 @@ impl RoundRobin {
             unit: 1,
             nginx: (pool.builder == Builder::Nginx)
                 .then(|| (pool.weights.iter().map(|&w| i64::from(w)).collect(), i64::from(pool.max_fails))),
+            envoy: (pool.builder == Builder::Envoy).then(|| LeastRequest::round_robin(pool)),
         }
     }
 
@@ -131,7 +139,10 @@ impl RoundRobin {
 }
 
 impl Balancer for RoundRobin {
-    fn pick(&mut self, _request: &Pick, _rng: &mut Rng) -> usize {
+    fn pick(&mut self, request: &Pick, rng: &mut Rng) -> usize {
+        if let Some(envoy) = &mut self.envoy {
+            return envoy.pick(request, rng);
+        }
         if let Some(fwrr) = &mut self.haproxy {
             return fwrr.pick().unwrap_or(0);
         }
@@ -173,6 +184,9 @@ impl Balancer for RoundRobin {
         if eligible.all() {
             return Some(self.pick(request, rng));
         }
+        if let Some(envoy) = &mut self.envoy {
+            return envoy.pick_eligible(request, rng, eligible);
+        }
         if let Some(fwrr) = &mut self.haproxy {
             return RoundRobin::haproxy_among(fwrr, &self.weights, eligible);
         }
@@ -186,7 +200,10 @@ impl Balancer for RoundRobin {
         }
     }
 
-    fn reshape(&mut self, members: &[bool], _available: &[bool]) {
+    fn reshape(&mut self, members: &[bool], available: &[bool]) {
+        if let Some(envoy) = &mut self.envoy {
+            envoy.reshape(members, available);
+        }
         // A health change keeps the current weights, as NGINX's peers keep
         // theirs; a reload builds the peers afresh.
         if members != self.members.as_slice() {
@@ -201,6 +218,9 @@ impl Balancer for RoundRobin {
     }
 
     fn reweight(&mut self, weights: &[u32]) {
+        if let Some(envoy) = &mut self.envoy {
+            envoy.reweight(weights);
+        }
         let weights: Vec<i64> = effective_weights(weights).into_iter().map(i64::from).collect();
         if weights == self.weights {
             return;
@@ -351,6 +371,48 @@ mod tests {
     }
 
     /// Slow start's weights switch the rotation to smooth WRR and back.
+    /// Envoy's own `RoundRobinLoadBalancerTest`
+    /// (test/common/upstream/load_balancer_impl_test.cc): `Weighted`
+    /// (weights 1, 2), `WeightedSeed` (its seed 1 moves the schedule on by
+    /// one pick) and `MaxUnhealthyPanic`'s turn over six equal hosts.
+    #[test]
+    fn envoy_round_robin_is_envoys_schedule() {
+        let mut rng = Rng::seed_from_u64(0);
+        let request = Pick { now_ms: 0.0, user: 1 };
+        let mut pool = Pool { builder: Builder::Envoy, ..Pool::named(&["a", "b"]) };
+        pool.weights = alloc::vec![1, 2];
+        let mut rr = RoundRobin::new(&pool);
+        let picks: Vec<usize> = (0..7).map(|_| rr.pick(&request, &mut rng)).collect();
+        assert_eq!(picks[..6], [1, 0, 1, 1, 0, 1], "Weighted");
+        assert_eq!(picks[1..7], [0, 1, 1, 0, 1, 1], "WeightedSeed");
+        let names = ["h0", "h1", "h2", "h3", "h4", "h5"];
+        let mut rr = RoundRobin::new(&Pool { builder: Builder::Envoy, ..Pool::named(&names) });
+        let picks: Vec<usize> = (0..3).map(|_| rr.pick(&request, &mut rng)).collect();
+        assert_eq!(picks, [0, 1, 2], "MaxUnhealthyPanic");
+        // Where Envoy and NGINX part: 5, 1, 1 is a a a a b c a in Envoy's
+        // schedule, a a b a c a a in NGINX's smooth round robin.
+        let mut pool = Pool { builder: Builder::Envoy, ..Pool::named(&["a", "b", "c"]) };
+        pool.weights = alloc::vec![5, 1, 1];
+        let mut rr = RoundRobin::new(&pool);
+        let picks: Vec<usize> = (0..7).map(|_| rr.pick(&request, &mut rng)).collect();
+        assert_eq!(picks, [0, 0, 0, 0, 1, 2, 0]);
+        assert_eq!(sequence(&[5, 1, 1], 7), "a a b a c a a");
+    }
+
+    /// Envoy's turn over equal weights counts only the hosts a pick may
+    /// take, as it indexes its healthy host list.
+    #[test]
+    fn envoy_turn_counts_the_allowed_hosts() {
+        let mut rng = Rng::seed_from_u64(0);
+        let request = Pick { now_ms: 0.0, user: 1 };
+        let mut rr = RoundRobin::new(&Pool { builder: Builder::Envoy, ..Pool::named(&["a", "b", "c"]) });
+        let available = [true, false, true];
+        let eligible = Eligible { available: &available, tried: &[], every_available: false };
+        let picks: Vec<usize> =
+            (0..4).map(|_| rr.pick_eligible(&request, &mut rng, &eligible).unwrap()).collect();
+        assert_eq!(picks, [0, 2, 0, 2]);
+    }
+
     #[test]
     fn reweight_switches_between_rotation_and_smooth_weights() {
         let mut rr = RoundRobin::new(&Pool::named(&["a", "b", "c"]));
