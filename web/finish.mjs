@@ -14,10 +14,11 @@
 // - Drops the module's "name" custom section (wasm-bindgen's names for its
 //   own adapter functions, 5.6 KB; `strip = true` already removed Rust's).
 // - Writes the subresource integrity hashes of index.html again for the
-//   files it changed, since the browser refuses a file whose hash differs.
+//   files it changed, since the browser refuses a file whose hash differs,
+//   and the second module's version (`data-lbsim-tools`, web/boot.js).
 //
 //   node web/finish.mjs DIST
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
@@ -91,5 +92,14 @@ const updated = html.replace(/<(link|script)\b[^>]*>/g, (tag) => {
   rewritten++;
   return tag.replace(integrity[2], hash);
 });
-writeFileSync(indexPath, updated);
+// The second module's version (its files keep their names, web/boot.js):
+// a hash of both, so a new build is fetched afresh, not from a cache.
+const toolsFiles = ["lbsim-tools.js", "lbsim-tools_bg.wasm"].map((f) => join(dist, f));
+let versioned = updated;
+if (toolsFiles.every((f) => existsSync(f))) {
+  const version = createHash("sha256");
+  for (const f of toolsFiles) version.update(readFileSync(f));
+  versioned = updated.replace(/<script\b(?=[^>]*data-lbsim-js)/, `<script data-lbsim-tools=?v=${version.digest("hex").slice(0, 16)}`);
+}
+writeFileSync(indexPath, versioned);
 console.log(`finished ${dist}: JavaScript minified, wasm optimized for size and its names dropped, ${rewritten} integrity hashes written`);

@@ -12,6 +12,12 @@
 
 use wasm_bindgen::prelude::*;
 
+// Talc in place of dlmalloc: less code in the module readers download.
+// The module runs in one thread per instance (the page, each worker).
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// Starts the page: controls, URL state, workers, plots.
 #[wasm_bindgen]
 pub fn start_page() {

@@ -15,6 +15,12 @@ pub fn document() -> Document {
     window().document().expect("a document")
 }
 
+/// The page's own address without query and fragment.
+pub fn page_base() -> String {
+    let l = window().location();
+    format!("{}{}", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default())
+}
+
 /// The element with `id`, as type `T`.
 pub fn by_id<T: JsCast>(id: &str) -> Option<T> {
     document().get_element_by_id(id)?.dyn_into().ok()

@@ -16,9 +16,10 @@
 //!    `plots::remap`, `plots::sweep`), `table`, `events` (the events
 //!    editor), `controls` (the scenario form);
 //! 2. what the page knows: `state`;
-//! 3. views and workers: `view` (drawing), `links` (the URL, sharing,
-//!    embeds), `pool` (the workers), `sweep` (the sweep view), `run` (the
-//!    page's own run);
+//! 3. views and workers: `lazy` (the second module, `lbsim-tools`, loaded
+//!    on first use), `view` (drawing), `panels` (what the second module
+//!    draws: remapping, Config), `links` (the URL, sharing, embeds), `pool`
+//!    (the workers), `sweep` (the sweep view), `run` (the page's own run);
 //! 4. `wiring` (what each input does), and this file (start).
 //!
 //! A module names only modules of lower layers, or of its own layer listed
@@ -34,8 +35,10 @@ mod backend;
 mod controls;
 mod dom;
 mod events;
+mod lazy;
 mod links;
 mod palette;
+pub mod panels;
 mod plots;
 mod pool;
 mod run;

@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlDetailsElement, HtmlElement, HtmlInputElement};
 
 use crate::controls::{self, thousands, MAX_INTERACTIVE_REQUESTS};
-use crate::dom::{self, after, by_id, cancel, document, on, window};
+use crate::dom::{self, after, by_id, cancel, document, on, page_base, window};
 use crate::state::with;
 use crate::view::{add_notice, show_notice};
 
@@ -79,12 +79,6 @@ pub fn fragment() -> String {
 pub fn query(name: &str) -> Option<String> {
     let search = window().location().search().ok()?;
     web_sys::UrlSearchParams::new_with_str(&search).ok()?.get(name)
-}
-
-/// The page's own address without query and fragment.
-fn page_base() -> String {
-    let l = window().location();
-    format!("{}{}", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default())
 }
 
 /// The share link of the current scenario (with its preset).

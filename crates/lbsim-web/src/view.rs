@@ -13,6 +13,7 @@ use web_sys::{HtmlCanvasElement, HtmlDetailsElement, HtmlElement, HtmlInputEleme
 
 use crate::controls::thousands;
 use crate::dom::{self, by_id, document, on, set_text};
+use crate::lazy;
 use crate::plots::cdf::{latency, CdfView, Class};
 use crate::plots::legend::{self, png_with_legend, LegendRow};
 use crate::plots::load::{grid, loads};
@@ -135,7 +136,8 @@ pub fn show_report(report: &Report, what: Redraw) {
         realized(report);
     }
     if what.remapping {
-        draw_remapping(&report.scenario, &look, false);
+        lazy::remapping(false);
+        lazy::config();
     }
     if !problems.is_empty() {
         show_notice("A plot could not be drawn", &problems);
@@ -217,7 +219,7 @@ pub fn redraw(what: Redraw) {
     if let Some(report) = with(|app| app.report.clone()) {
         show_report(&report, what);
     } else if what.remapping {
-        draw_remapping(&with(|app| app.scenario.clone()), &look(), true);
+        lazy::remapping(true);
     }
 }
 

@@ -14,6 +14,7 @@ use web_sys::{
 use crate::controls::{self, MAX_INTERACTIVE_REQUESTS};
 use crate::dom::{self, after, by_id, cancel, document, on, on_id, set_text, window};
 use crate::events;
+use crate::lazy;
 use crate::links::{
     current_fragment, embed_code, follow_preset, fragment, push_url, scenario_from_link, schedule_url,
     share_url, write_url,
@@ -21,10 +22,10 @@ use crate::links::{
 use crate::plots::cdf::{CdfView, Class};
 use crate::pool::{self, Listeners};
 use crate::run::{self, cancel_run, confirm_run, keep_last, request_run};
-use crate::state::{look, with, Purpose};
+use crate::state::{with, Purpose};
 use crate::sweep;
 use crate::table::{self, Sort};
-use crate::view::{draw_remapping, redraw, save_png, show_notice, Redraw};
+use crate::view::{redraw, save_png, show_notice, Redraw};
 
 /// Replaces the whole scenario (a link, a preset) and runs it.
 pub fn apply(scenario: Scenario) {
@@ -310,16 +311,32 @@ fn wire_results() {
             if let Some(b) = buttons.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
                 on(&b, "click", |e: Event| {
                     if let Some(id) = dom::target::<Element>(&e).and_then(|t| t.get_attribute("data-png")) {
-                        save_png(&id);
+                        // The remapping panel is the second module's.
+                        if id == "remap" {
+                            lazy::save_png(&id);
+                        } else {
+                            save_png(&id);
+                        }
                     }
                 });
             }
         }
     }
     if let Some(panel) = by_id::<Element>("remap-panel") {
-        on(&panel, "toggle", |_| draw_remapping(&with(|app| app.scenario.clone()), &look(), false));
+        on(&panel, "toggle", |_| lazy::remapping(false));
     }
-    on_id("remap-change", "input", |_| draw_remapping(&with(|app| app.scenario.clone()), &look(), false));
+    on_id("remap-change", "input", |_| lazy::remapping(false));
+    if let Some(panel) = by_id::<Element>("config-panel") {
+        on(&panel, "toggle", |_| lazy::config());
+    }
+    for id in ["config-for", "config-rule", "config-full"] {
+        on_id(id, "input", |_| lazy::config());
+    }
+    on_id("config-copy", "click", |_| {
+        let text = by_id::<Element>("config-text").and_then(|t| t.text_content()).unwrap_or_default();
+        dom::copy(&text);
+        set_text("config-status", "Copied.");
+    });
 }
 
 fn wire_sharing() {

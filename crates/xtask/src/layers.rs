@@ -77,7 +77,7 @@ const LAYERS: &[Layers] = &[
             // What the page knows, as plain data.
             &["state"],
             // Views and workers.
-            &["view", "links", "pool", "sweep", "run"],
+            &["lazy", "view", "panels", "links", "pool", "sweep", "run"],
             // What each input does, and the start.
             &["wiring"],
             &["crate"],

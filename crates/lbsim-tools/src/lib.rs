@@ -1,0 +1,32 @@
+//! The playground's second wasm module: the panels a first visit does not
+//! need, fetched the first time a reader opens one (`web/boot.js`,
+//! `window.lbsimTools()`), so the first visit stays within its budget
+//! (SPEC section 11). Each export takes the page's share link, reads the
+//! scenario from it as any link is read, and draws into the same page;
+//! the drawing is `lbsim-web`'s, the numbers the core's.
+
+use wasm_bindgen::prelude::*;
+
+// The same allocator as the first module's (lbsim-app): less code.
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
+/// Draws the remapping panel for the scenario of `link` (`force`: even if
+/// it drew the same already).
+#[wasm_bindgen]
+pub fn remapping(link: &str, force: bool) {
+    lbsim_web::panels::remapping(link, force);
+}
+
+/// Writes the Config panel for the scenario of `link`.
+#[wasm_bindgen]
+pub fn config(link: &str) {
+    lbsim_web::panels::config(link);
+}
+
+/// Saves the canvas `id` this module draws as a PNG, its legend under it.
+#[wasm_bindgen]
+pub fn save_png(id: &str) {
+    lbsim_web::panels::save_png(id);
+}
