@@ -1,5 +1,5 @@
-// Starts the page (README, "The playground"): compiles the one wasm module
-// once, hands it to the first worker (web/worker.js) and starts the page.
+// Starts the page (README, "The playground"): compiles the page's wasm
+// module once, hands it to the first worker (web/worker.js) and starts the page.
 // Trunk writes the hashed file names into the script tag (Trunk.toml).
 // The theme a link chose (`?theme=light|dark`; `auto` and none follow the
 // reader's preference), on <html> before the page's code starts: the styles

@@ -95,11 +95,13 @@ const updated = html.replace(/<(link|script)\b[^>]*>/g, (tag) => {
 // The second module's version (its files keep their names, web/boot.js):
 // a hash of both, so a new build is fetched afresh, not from a cache.
 const toolsFiles = ["lbsim-tools.js", "lbsim-tools_bg.wasm"].map((f) => join(dist, f));
-let versioned = updated;
-if (toolsFiles.every((f) => existsSync(f))) {
-  const version = createHash("sha256");
-  for (const f of toolsFiles) version.update(readFileSync(f));
-  versioned = updated.replace(/<script\b(?=[^>]*data-lbsim-js)/, `<script data-lbsim-tools=?v=${version.digest("hex").slice(0, 16)}`);
+const missing = toolsFiles.filter((f) => !existsSync(f));
+if (missing.length > 0) {
+  console.error(`the second module is missing from ${dist}: ${missing.join(", ")} (index.html's lbsim-tools link)`);
+  process.exit(1);
 }
+const version = createHash("sha256");
+for (const f of toolsFiles) version.update(readFileSync(f));
+const versioned = updated.replace(/<script\b(?=[^>]*data-lbsim-js)/, `<script data-lbsim-tools="?v=${version.digest("hex").slice(0, 16)}"`);
 writeFileSync(indexPath, versioned);
 console.log(`finished ${dist}: JavaScript minified, wasm optimized for size and its names dropped, ${rewritten} integrity hashes written`);

@@ -369,7 +369,10 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
         let _ = writeln!(out, "# the route hashes on the key: hash_policy: [ {{ {key} }} ]");
     }
     if matches!(policy, "RING_HASH" | "MAGLEV" | "ROUND_ROBIN") && scenario.builder != Builder::Envoy {
-        let _ = writeln!(out, "# lbsim predicts Envoy's picks with builder=envoy (--builder envoy)");
+        let _ = writeln!(
+            out,
+            "# lbsim predicts Envoy's picks with builder=envoy (--builder envoy; round robin up to Envoy's random start)"
+        );
     }
     let _ = writeln!(out, "name: lbsim\nconnect_timeout: 5s\ntype: STATIC\nlb_policy: {policy}");
     if policy == "MAGLEV" && u64::from(scenario.maglev_size) != crate::balancer::maglev::TABLE_SIZE {

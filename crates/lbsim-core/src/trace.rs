@@ -32,6 +32,9 @@ use crate::workload::algorithm_rng;
 /// Most steps (and picks) a trace takes.
 pub const MAX_STEPS: usize = 100_000;
 
+/// The latest time an `at:` step may name: a day, in ms (as events' times).
+pub const MAX_AT_MS: u64 = 86_400_000;
+
 /// One step of a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -58,7 +61,7 @@ fn steps_error(value: &str, why: &str) -> ScenarioError {
         value: value.into(),
         allowed: format!(
             "{why}; steps are arrive:user-N (N 1 to 4294967295), finish:K (K an arrival not yet \
-             finished) or at:T (T ms, not before the step ahead of it), comma-separated, at most {MAX_STEPS}"
+             finished) or at:T (T ms, 0 to {MAX_AT_MS}, not before the trace's clock), comma-separated, at most {MAX_STEPS}"
         ),
     }
 }
@@ -97,9 +100,13 @@ pub fn parse_steps(text: &str) -> Result<Vec<Step>, ScenarioError> {
                 Step::Finish { arrival }
             }
             Some(("at", t)) => {
-                let ms = t.parse::<u64>().map_err(|_| steps_error(part, "T is a whole number of ms"))?;
+                let ms = t
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&ms| ms <= MAX_AT_MS)
+                    .ok_or_else(|| steps_error(part, "T is a whole number of ms"))?;
                 if ms < clock {
-                    return Err(steps_error(part, &format!("the step ahead of it is at {clock} ms")));
+                    return Err(steps_error(part, &format!("the trace's clock is already at {clock} ms")));
                 }
                 clock = ms;
                 steps.push(Step::At { ms });
@@ -147,6 +154,9 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
     let mut passive = Passive::new(scenario, n);
     let mut arrivals: Vec<Arrival> = Vec::new();
     let mut clock = 0u64;
+    // Members and available servers as the rule last heard of them: a
+    // change is told to it, as a run tells it (a join or leave is a reload).
+    let mut told = (alloc::vec![true; n], alloc::vec![true; n]);
     for step in steps {
         let now_ms = clock as f64;
         match *step {
@@ -158,9 +168,13 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
                 let pick = Pick { now_ms, user };
                 let mut arrival = Arrival { tried: Vec::new(), answered: false };
                 loop {
-                    let available: Vec<bool> = (0..n)
-                        .map(|s| timeline.at(s, now_ms).member && !passive.excludes(s, now_ms))
-                        .collect();
+                    let members: Vec<bool> = (0..n).map(|s| timeline.at(s, now_ms).member).collect();
+                    let available: Vec<bool> =
+                        (0..n).map(|s| members[s] && !passive.excludes(s, now_ms)).collect();
+                    if (&members, &available) != (&told.0, &told.1) {
+                        balancer.reshape(&members, &available);
+                        told = (members, available.clone());
+                    }
                     let tried: Vec<u32> = arrival.tried.iter().map(|&s| s as u32).collect();
                     let eligible = Eligible {
                         available: &available,
@@ -289,9 +303,10 @@ mod tests {
             ("arrive:bob", "key is user-N"),
             ("leave:1", "not a step"),
             ("arrive:user-0", "key is user-N"),
-            ("at:5,at:4", "ahead of it is at 5 ms"),
-            ("arrive:user-1,arrive:user-2,at:1", "ahead of it is at 2 ms"),
+            ("at:5,at:4", "clock is already at 5 ms"),
+            ("arrive:user-1,arrive:user-2,at:1", "clock is already at 2 ms"),
             ("at:soon", "whole number"),
+            ("at:86400001", "whole number"),
         ] {
             let e = parse_steps(text).unwrap_err();
             assert_eq!(e.field, "steps");

@@ -131,3 +131,35 @@ pub fn copy(text: &str) {
 pub fn target<T: JsCast>(event: &Event) -> Option<T> {
     event.target()?.dyn_into().ok()
 }
+
+/// Shows a notice with a heading and lines, all as text.
+pub fn show_notice(heading: &str, lines: &[String]) {
+    let Some(notice) = by_id::<web_sys::HtmlElement>("notice") else { return };
+    notice.set_text_content(None);
+    let _ = notice.append_child(&text_element("strong", "", heading));
+    let list = element("ul", "");
+    for line in lines {
+        let _ = list.append_child(&text_element("li", "", line));
+    }
+    let _ = notice.append_child(&list);
+    let close = text_element("button", "close", "dismiss");
+    let _ = close.set_attribute("type", "button");
+    on(&close, "click", |_| set_hidden("notice", true));
+    let _ = notice.append_child(&close);
+    notice.set_hidden(false);
+}
+
+/// Adds a heading and lines to the notice on screen, or shows them as
+/// [`show_notice`] does when there is none.
+pub fn add_notice(heading: &str, lines: &[String]) {
+    let Some(notice) = by_id::<web_sys::HtmlElement>("notice").filter(|n| !n.hidden()) else {
+        return show_notice(heading, lines);
+    };
+    let close = notice.last_child();
+    let _ = notice.insert_before(&text_element("strong", "", heading), close.as_ref());
+    let list = element("ul", "");
+    for line in lines {
+        let _ = list.append_child(&text_element("li", "", line));
+    }
+    let _ = notice.insert_before(&list, close.as_ref());
+}

@@ -6,6 +6,8 @@
 //! only when such a panel is open, and calls into it with the page's share
 //! link, from which that module reads the scenario as any link is read.
 
+use std::cell::RefCell;
+
 use js_sys::{Array, Function, Promise, Reflect};
 use lbsim_core::url;
 use wasm_bindgen::prelude::*;
@@ -25,9 +27,36 @@ fn link() -> String {
     with(|app| url::share_url_over(&page_base(), &app.scenario, app.preset))
 }
 
+thread_local! {
+    /// The second module's exports, once loaded.
+    static TOOLS: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+}
+
+/// Says where the notices go that the second module failed.
+fn failed(what: &str, error: &JsValue) {
+    let why = error
+        .as_string()
+        .or_else(|| error.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .unwrap_or_default();
+    dom::show_notice(&format!("The remapping and Config panels {what}"), &[why]);
+}
+
+/// Calls `export` of the loaded module `tools` with `args`.
+fn call_loaded(tools: &JsValue, export: &str, args: &Array) {
+    let f = Reflect::get(tools, &JsValue::from_str(export)).ok().and_then(|f| f.dyn_into::<Function>().ok());
+    if let Some(f) = f {
+        if let Err(e) = f.apply(&JsValue::NULL, args) {
+            failed("hit a bug", &e);
+        }
+    }
+}
+
 /// Calls the second module's `export` with `args`, loading it first if
-/// need be; a module that cannot load says so where the notices go.
+/// need be (once: later calls go straight to it).
 fn call(export: &'static str, args: Array) {
+    if let Some(tools) = TOOLS.with(|t| t.borrow().clone()) {
+        return call_loaded(&tools, export, &args);
+    }
     let loader = Reflect::get(&window(), &JsValue::from_str("lbsimTools")).ok();
     let Some(promise) = loader
         .and_then(|l| l.dyn_into::<Function>().ok())
@@ -37,25 +66,14 @@ fn call(export: &'static str, args: Array) {
         return;
     };
     let done = Closure::once(move |tools: JsValue| {
-        if let Some(f) =
-            Reflect::get(&tools, &JsValue::from_str(export)).ok().and_then(|f| f.dyn_into::<Function>().ok())
-        {
-            let _ = f.apply(&JsValue::NULL, &args);
-        }
+        TOOLS.with(|t| *t.borrow_mut() = Some(tools.clone()));
+        call_loaded(&tools, export, &args);
     });
-    let failed = Closure::once(|error: JsValue| {
-        let why =
-            error.as_string().or_else(|| error.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())));
-        dom::set_text(
-            "notice",
-            &format!("The remapping and Config panels could not load: {}", why.unwrap_or_default()),
-        );
-        dom::set_hidden("notice", false);
-    });
-    let _ = promise.then2(&done, &failed);
-    // One of the two runs, once; both live until then.
+    let error = Closure::once(|e: JsValue| failed("could not load", &e));
+    let _ = promise.then2(&done, &error);
+    // One of the two runs, once, while the module loads (once a page).
     done.forget();
-    failed.forget();
+    error.forget();
 }
 
 /// Draws the remapping panel, if it is open (`force`: even the same

@@ -9,10 +9,11 @@ use lbsim_core::scenario::WorkKind;
 use lbsim_core::theory::MMc;
 use lbsim_core::{Report, Scenario};
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlCanvasElement, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
+use web_sys::{HtmlCanvasElement, HtmlDetailsElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::controls::thousands;
-use crate::dom::{self, by_id, document, on, set_text};
+use crate::dom::{self, by_id, document, set_text};
+pub use crate::dom::{add_notice, show_notice};
 use crate::lazy;
 use crate::plots::cdf::{latency, CdfView, Class};
 use crate::plots::legend::{self, png_with_legend, LegendRow};
@@ -176,8 +177,18 @@ pub fn draw_remapping(s: &Scenario, look: &Look, force: bool) {
     let hash = s.hash.map_or("", |h| h.id());
     // The width too: the panels' columns and the canvas's height follow it.
     let width = canvas("remap").map_or(0, |c| c.client_width());
-    let key =
-        format!("{}|{add}|{hash}|{}|{}|{}|{width}", nodes.join(","), s.vnodes, s.builder.id(), look.scale);
+    // The theme too: a light/dark switch redraws.
+    let bg = look.theme.bg;
+    let key = format!(
+        "{}|{add}|{hash}|{}|{}|{}|{width}|{},{},{}",
+        nodes.join(","),
+        s.vnodes,
+        s.builder.id(),
+        look.scale,
+        bg.0,
+        bg.1,
+        bg.2
+    );
     if !force && with(|app| app.remap_key == key) {
         return;
     }
@@ -220,6 +231,7 @@ pub fn redraw(what: Redraw) {
         show_report(&report, what);
     } else if what.remapping {
         lazy::remapping(true);
+        lazy::config();
     }
 }
 
@@ -244,38 +256,6 @@ pub fn save_png(id: &str) {
     if let Some(data) = data {
         dom::download(&data, &format!("lbsim-{id}.png"));
     }
-}
-
-/// Shows a notice with a heading and lines, all as text.
-pub fn show_notice(heading: &str, lines: &[String]) {
-    let Some(notice) = by_id::<HtmlElement>("notice") else { return };
-    notice.set_text_content(None);
-    let _ = notice.append_child(&dom::text_element("strong", "", heading));
-    let list = dom::element("ul", "");
-    for line in lines {
-        let _ = list.append_child(&dom::text_element("li", "", line));
-    }
-    let _ = notice.append_child(&list);
-    let close = dom::text_element("button", "close", "dismiss");
-    let _ = close.set_attribute("type", "button");
-    on(&close, "click", |_| dom::set_hidden("notice", true));
-    let _ = notice.append_child(&close);
-    notice.set_hidden(false);
-}
-
-/// Adds a heading and lines to the notice on screen, or shows them as
-/// [`show_notice`] does when there is none.
-pub fn add_notice(heading: &str, lines: &[String]) {
-    let Some(notice) = by_id::<HtmlElement>("notice").filter(|n| !n.hidden()) else {
-        return show_notice(heading, lines);
-    };
-    let close = notice.last_child();
-    let _ = notice.insert_before(&dom::text_element("strong", "", heading), close.as_ref());
-    let list = dom::element("ul", "");
-    for line in lines {
-        let _ = list.append_child(&dom::text_element("li", "", line));
-    }
-    let _ = notice.insert_before(&list, close.as_ref());
 }
 
 /// Something went wrong that the reader should know about.

@@ -433,10 +433,8 @@ fn wire_window() {
     on(&window(), "popstate", |_| follow_link());
     on(&window(), "hashchange", |_| follow_link());
     if let Ok(Some(mq)) = window().match_media("(prefers-color-scheme: dark)") {
-        on(&mq, "change", |_| {
-            with(|app| app.remap_key.clear());
-            redraw(Redraw::ALL);
-        });
+        // The remapping panel's key holds the theme, so it redraws too.
+        on(&mq, "change", |_| redraw(Redraw::ALL));
     }
 }
 

@@ -113,18 +113,26 @@ impl LeastRequest {
         }
     }
 
-    /// Round robin's turn over the allowed hosts: the next of them, in
-    /// pool order, counting only them.
+    /// Round robin's turn: `hosts[index++ % hosts]` over the available
+    /// hosts, as Envoy indexes its healthy list; a host the request tried
+    /// is passed as Envoy's retry predicate passes it, by taking the next.
     fn next_in_turn(&mut self, eligible: Option<&Eligible>) -> Option<usize> {
         let turn = self.turn.as_mut()?;
         let n = self.weights.len();
-        let allowed: Vec<usize> = (0..n).filter(|&h| eligible.is_none_or(|e| e.allows(h))).collect();
-        if allowed.is_empty() {
-            return None;
+        let Some(eligible) = eligible else {
+            let host = (*turn % n as u64) as usize;
+            *turn += 1;
+            return Some(host);
+        };
+        let available: Vec<usize> = (0..n).filter(|&h| eligible.available.get(h) == Some(&true)).collect();
+        for _ in 0..available.len() {
+            let host = available[(*turn % available.len() as u64) as usize];
+            *turn += 1;
+            if eligible.allows(host) {
+                return Some(host);
+            }
         }
-        let host = allowed[(*turn % allowed.len() as u64) as usize];
-        *turn += 1;
-        Some(host)
+        None
     }
 
     /// Envoy's pick, reading active requests from `active` (`dyn`, not

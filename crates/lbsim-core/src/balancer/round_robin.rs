@@ -78,6 +78,8 @@ impl RoundRobin {
     /// allows (every peer when `None`).
     fn nginx_among(&mut self, eligible: Option<&Eligible>) -> Option<usize> {
         let (effective, _) = self.nginx.as_mut()?;
+        // NGINX's one is a unit of weight: slow start's weights are 256ths.
+        let step = self.unit as i64;
         let mut best: Option<usize> = None;
         let mut total = 0;
         for (i, effective) in effective.iter_mut().enumerate() {
@@ -87,7 +89,7 @@ impl RoundRobin {
             self.current[i] += *effective;
             total += *effective;
             if *effective < self.weights[i] {
-                *effective += 1;
+                *effective = (*effective + step).min(self.weights[i]);
             }
             if best.is_none_or(|b| self.current[i] > self.current[b]) {
                 best = Some(i);
@@ -370,7 +372,6 @@ mod tests {
         assert_eq!(eligible_sequence(&mut rr, &members, 10), want.join(" "));
     }
 
-    /// Slow start's weights switch the rotation to smooth WRR and back.
     /// Envoy's own `RoundRobinLoadBalancerTest`
     /// (test/common/upstream/load_balancer_impl_test.cc): `Weighted`
     /// (weights 1, 2), `WeightedSeed` (its seed 1 moves the schedule on by
@@ -411,8 +412,13 @@ mod tests {
         let picks: Vec<usize> =
             (0..4).map(|_| rr.pick_eligible(&request, &mut rng, &eligible).unwrap()).collect();
         assert_eq!(picks, [0, 2, 0, 2]);
+        // A retry: the turn is at b, which the request tried, so c.
+        let all = [true, true, true];
+        let retry = Eligible { available: &all, tried: &[1], every_available: true };
+        assert_eq!(rr.pick_eligible(&request, &mut rng, &retry), Some(2));
     }
 
+    /// Slow start's weights switch the rotation to smooth WRR and back.
     #[test]
     fn reweight_switches_between_rotation_and_smooth_weights() {
         let mut rr = RoundRobin::new(&Pool::named(&["a", "b", "c"]));

@@ -38,8 +38,8 @@ pub trait Balancer {
     /// `latency_ms`.
     fn completed(&mut self, _server: usize, _now_ms: f64, _latency_ms: f64) {}
     /// An attempt on `server` failed (a connection error, or a 500 counted
-    /// as failed), just before its completion. Only NGINX's weights take
-    /// note: a failed peer's effective weight drops.
+    /// as failed), told just after its completion. Only NGINX's weights
+    /// take note: a failed peer's effective weight drops.
     fn failed(&mut self, _server: usize) {}
     /// Layer 4 (SPEC section 13): a connection this copy opened to
     /// `server` (`dispatched` counted it) closed at `now_ms`. Counting

@@ -17,13 +17,17 @@ use crate::scenario::Scenario;
 /// whole seconds: `checked` and `accessed` are seconds, `fail_timeout`
 /// is whole seconds, and a server is skipped while `now - checked <=
 /// fail_timeout`, so a failure at 0.9 s keeps it out until 2 s with a
-/// one-second timeout, not until 1.9 s. Otherwise time is continuous.
+/// one-second timeout, not until 1.9 s; and an upstream of one server is
+/// never skipped (NGINX's `peers->single` takes no account of failures).
+/// Otherwise time is continuous.
 #[derive(Clone, Debug)]
 pub struct Passive {
     max_fails: u32,
     timeout_ms: f64,
     /// Whether time is NGINX's whole seconds.
     whole_seconds: bool,
+    /// NGINX with a single server: checks never skip it.
+    single: bool,
     fails: Vec<u32>,
     checked: Vec<f64>,
     accessed: Vec<f64>,
@@ -44,6 +48,7 @@ impl Passive {
             max_fails: scenario.max_fails,
             timeout_ms,
             whole_seconds,
+            single: whole_seconds && n == 1,
             fails: alloc::vec![0; n],
             checked: alloc::vec![0.0; n],
             accessed: alloc::vec![0.0; n],
@@ -58,7 +63,7 @@ impl Passive {
     pub fn excludes(&self, s: usize, now: f64) -> bool {
         // `until` is computed one way everywhere, so a timer set for it
         // finds the window over.
-        self.max_fails > 0 && self.fails[s] >= self.max_fails && now < self.until(s)
+        self.max_fails > 0 && !self.single && self.fails[s] >= self.max_fails && now < self.until(s)
     }
 
     /// When the exclusion of `s` ends, if it is excluded.
@@ -111,15 +116,18 @@ impl Passive {
 /// time times the number of its ejections, never more than the percentage
 /// of the pool at once (but always at least one server).
 ///
-/// As built by Envoy (`builder=envoy`), `DetectorImpl` itself: the
-/// ejection ends on the detector's interval timer (every
-/// [`ENVOY_INTERVAL_MS`] from the start), at the first tick at least
-/// `min(base x backoff, max_ejection_time)` after it began; the backoff
-/// grows by one an ejection (while under `max_ejection_time` plus a base)
-/// and shrinks by one at each tick that finds the server in; a server is
-/// ejected only while fewer than `max_ejection_percent` of the pool are
-/// (`100 x ejected < percent x pool`, so none at 0%), and reaching the
-/// threshold restarts the count whether or not it ejected.
+/// As built by Envoy (`builder=envoy`), current Envoy's `DetectorImpl`
+/// (1.27 and later): the ejection ends on the detector's interval timer
+/// (every [`ENVOY_INTERVAL_MS`] from the start), at the first tick at
+/// least `min(base x backoff, max_ejection_time)` after it began, where
+/// `max_ejection_time` is its default, the larger of 300 s and the base;
+/// the backoff grows by one an ejection (while under `max_ejection_time`
+/// plus a base) and shrinks by one at each tick that finds the server in;
+/// a server is ejected only if, with it, at most `max_ejection_percent` of
+/// the pool are (`100 x (ejected + 1) <= percent x pool`: at the default
+/// 10%, none of fewer than ten servers, `always_eject_one_host` being off
+/// by default), and reaching the threshold restarts the count whether or
+/// not it ejected.
 #[derive(Clone, Debug)]
 pub struct Outlier {
     threshold: u32,
@@ -135,9 +143,10 @@ pub struct Outlier {
 
 /// Envoy's outlier detection `interval`, its default: the timer that ends
 /// ejections ticks every 10 s.
-pub const ENVOY_INTERVAL_MS: f64 = 10_000.0;
+const ENVOY_INTERVAL_MS: f64 = 10_000.0;
 
-/// Envoy's `max_ejection_time`, its default: 300 s.
+/// Envoy's `max_ejection_time` when unset: 300 s, or the base ejection
+/// time if that is longer.
 const ENVOY_MAX_EJECTION_MS: f64 = 300_000.0;
 
 impl Outlier {
@@ -178,7 +187,9 @@ impl Outlier {
         let ejected = (0..self.until.len()).filter(|&i| self.ejects(i, now)).count();
         if self.envoy {
             self.consecutive[s] = 0;
-            if 100 * ejected >= self.max_percent as usize * members {
+            // With this one ejected, at most max_ejection_percent of the
+            // hosts are (`always_eject_one_host` is off by default).
+            if 100 * (ejected + 1) > self.max_percent as usize * members {
                 return false;
             }
             self.envoy_eject(s, now);
@@ -204,10 +215,11 @@ impl Outlier {
             let ticks = libm::floor(now / ENVOY_INTERVAL_MS) - libm::floor(self.until[s] / ENVOY_INTERVAL_MS);
             self.ejections[s] = self.ejections[s].saturating_sub(ticks.max(0.0) as u32);
         }
-        if f64::from(self.ejections[s]) * self.base_ms < ENVOY_MAX_EJECTION_MS + self.base_ms {
+        let max = ENVOY_MAX_EJECTION_MS.max(self.base_ms);
+        if f64::from(self.ejections[s]) * self.base_ms < max + self.base_ms {
             self.ejections[s] += 1;
         }
-        let time = (self.base_ms * f64::from(self.ejections[s])).min(ENVOY_MAX_EJECTION_MS);
+        let time = (self.base_ms * f64::from(self.ejections[s])).min(max);
         self.until[s] = libm::ceil((now + time) / ENVOY_INTERVAL_MS) * ENVOY_INTERVAL_MS;
     }
 
@@ -338,39 +350,58 @@ mod tests {
         };
         let mut o = Outlier::new(&s, 1);
         let eject_at = |o: &mut Outlier, t: f64| (0..5).any(|_| o.errored(0, t, 1));
-        let s_ = 1000.0;
+        let second = 1000.0;
         // Ejected at 0 s, back at the 10 s tick.
         assert!(eject_at(&mut o, 0.0));
-        assert_eq!(o.until(0), 10.0 * s_);
+        assert_eq!(o.until(0), 10.0 * second);
         // Again at 10 s: twice the base, back at 30 s (in at 20 s).
-        assert!(eject_at(&mut o, 10.0 * s_));
-        assert!(o.ejects(0, 20.0 * s_) && !o.ejects(0, 30.0 * s_));
+        assert!(eject_at(&mut o, 10.0 * second));
+        assert!(o.ejects(0, 20.0 * second) && !o.ejects(0, 30.0 * second));
         // Third at 30 s: back at 60 s, not at 40 or 50.
-        assert!(eject_at(&mut o, 30.0 * s_));
-        assert!(o.ejects(0, 50.0 * s_) && !o.ejects(0, 60.0 * s_));
+        assert!(eject_at(&mut o, 30.0 * second));
+        assert!(o.ejects(0, 50.0 * second) && !o.ejects(0, 60.0 * second));
         // The ticks at 70 and 80 s find it in: ejected at 80 s for 20 s.
-        assert!(eject_at(&mut o, 80.0 * s_));
-        assert!(o.ejects(0, 90.0 * s_) && !o.ejects(0, 100.0 * s_));
+        assert!(eject_at(&mut o, 80.0 * second));
+        assert!(o.ejects(0, 90.0 * second) && !o.ejects(0, 100.0 * second));
         // Fifty quiet ticks: at 610 s for the base, 10 s, again.
-        assert!(eject_at(&mut o, 610.0 * s_));
-        assert_eq!(o.until(0), 620.0 * s_);
-        // Lbsim's detector ends the same first ejection at once, and the
-        // third after 3 x 10 s from its start.
+        assert!(eject_at(&mut o, 610.0 * second));
+        assert_eq!(o.until(0), 620.0 * second);
+        // Lbsim's detector ends an ejection at 1.5 s exactly 10 s later,
+        // not at a tick.
         let mut o = Outlier::new(&Scenario { builder: Builder::Lbsim, ..s }, 1);
-        assert!(eject_at(&mut o, 1.5 * s_));
-        assert_eq!(o.until(0), 11.5 * s_);
+        assert!(eject_at(&mut o, 1.5 * second));
+        assert_eq!(o.until(0), 11.5 * second);
     }
 
     #[test]
-    fn envoy_ejects_only_under_the_percentage() {
-        // DetectorImpl::ejectHost: 100 x active / hosts < max_ejection_percent.
+    fn envoy_ejects_only_within_the_percentage() {
+        // DetectorImpl::ejectHost: 100 x (active + 1) / hosts <= max_ejection_percent.
         let s = Scenario { outlier_5xx: 1, max_ejection: 10, builder: Builder::Envoy, ..Scenario::default() };
+        let mut o = Outlier::new(&s, 20);
+        assert!(o.errored(0, 0.0, 20) && o.errored(1, 0.0, 20), "two of 20 are 10%");
+        assert!(!o.errored(2, 0.0, 20), "three are 15%");
         let mut o = Outlier::new(&s, 15);
-        assert!(o.errored(0, 0.0, 15), "0% ejected is under 10%");
-        assert!(o.errored(1, 0.0, 15), "6.7% is under 10%, where lbsim allows one of 15");
-        assert!(!o.errored(2, 0.0, 15), "13.3% is not");
-        let mut o = Outlier::new(&Scenario { max_ejection: 0, ..s }, 4);
-        assert!(!o.errored(0, 0.0, 4), "at 0% Envoy ejects none");
+        assert!(o.errored(0, 0.0, 15) && !o.errored(1, 0.0, 15), "one of 15 is 6.7%, two 13.3%");
+        let mut o = Outlier::new(&s, 4);
+        assert!(!o.errored(0, 0.0, 4), "one of 4 is 25%: Envoy ejects none, lbsim's detector one");
+        let mut o = Outlier::new(&Scenario { builder: Builder::Lbsim, ..s }, 4);
+        assert!(o.errored(0, 0.0, 4));
+    }
+
+    #[test]
+    fn envoy_caps_ejections_at_the_larger_of_300_s_and_the_base() {
+        let s = Scenario {
+            outlier_5xx: 1,
+            ejection_ms: 600_000,
+            max_ejection: 100,
+            builder: Builder::Envoy,
+            ..Scenario::default()
+        };
+        let mut o = Outlier::new(&s, 1);
+        assert!(o.errored(0, 0.0, 1));
+        assert_eq!(o.until(0), 600_000.0, "the base, not 300 s");
+        assert!(o.errored(0, 600_000.0, 1));
+        assert_eq!(o.until(0), 1_200_000.0, "twice the base would pass the cap, which is the base");
     }
 
     #[test]
@@ -379,13 +410,17 @@ mod tests {
         // fail_timeout`, both ngx_time() seconds.
         let s =
             Scenario { max_fails: 1, fail_timeout_ms: 1_000, builder: Builder::Nginx, ..Scenario::default() };
-        let mut p = Passive::new(&s, 1);
+        let mut p = Passive::new(&s, 2);
         p.failed(0, 900.0);
         assert!(p.excludes(0, 1_950.0), "second 1 is within a second of second 0");
         assert!(!p.excludes(0, 2_000.0), "second 2 is past it");
         assert_eq!(p.until(0), 2_000.0);
         p.picked(0, 2_300.0);
         assert!(p.excludes(0, 3_999.0) && !p.excludes(0, 4_000.0), "the trial's window runs from second 2");
+        // One server alone is never skipped by NGINX.
+        let mut one = Passive::new(&s, 1);
+        one.failed(0, 900.0);
+        assert!(!one.excludes(0, 1_000.0));
         // Continuous time: the same failure's window ends at 1.9 s.
         let s = Scenario { builder: Builder::Lbsim, ..s };
         let mut p = Passive::new(&s, 1);
