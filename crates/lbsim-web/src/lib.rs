@@ -57,7 +57,7 @@ use crate::dom::{by_id, now_ms, set_body_data};
 use crate::links::{apply_query, fragment, scenario_from_link};
 use crate::state::with;
 use crate::view::fail;
-use crate::wiring::{apply, show_lesson, wire};
+use crate::wiring::{show_applied, show_lesson, wire};
 
 /// The glossary's list of rules, from the core's registry: what each does
 /// and whose implementation it follows, readable by keyboard and touch
@@ -70,13 +70,40 @@ fn glossary() {
     }
 }
 
-/// Starts the page: builds the controls and the table, wires the inputs,
-/// starts the workers and runs the scenario of the link (or the preset).
+/// Starts the page: reads the scenario of the link (or the preset), sends
+/// its run to the workers at once, then builds the controls and the table
+/// and wires the inputs while the workers simulate.
 pub fn start() {
     std::panic::set_hook(Box::new(|info| {
         fail(&format!("The page hit a bug: {info}"));
     }));
     set_body_data("start-ms", &format!("{:.1}", now_ms()));
+    // A link names its preset (`preset=`); without a link the page opens
+    // on the mixed preset, the defaults with their lesson.
+    // A fragment without `=` names a part of the page (an embed links to
+    // `#glossary`), not a scenario.
+    let link = fragment();
+    let part = Some(link.trim_start_matches('#')).filter(|id| !id.is_empty() && !id.contains('='));
+    let part = part.filter(|id| by_id::<web_sys::Element>(id).is_some());
+    let (scenario, chosen, sweep) = if part.is_some() || link.trim_start_matches('#').is_empty() {
+        let p = preset("mixed");
+        let s = p.map(Preset::scenario).unwrap_or_default();
+        (Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }, p, None)
+    } else {
+        let (s, p, sweep) = scenario_from_link(&link);
+        let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
+        (s, p, sweep)
+    };
+    with(|app| {
+        app.preset = chosen;
+        app.scenario = scenario;
+        app.jump_to = part.map(str::to_string);
+    });
+    // The run first: the workers simulate while this thread builds the
+    // page (on a phone the building takes about as long as the run).
+    pool::start_workers();
+    run::request_run();
+    run::send_now();
     controls::build();
     table::build_head();
     glossary();
@@ -88,27 +115,9 @@ pub fn start() {
         }
     }
     wire();
-    pool::start_workers();
-    // A link names its preset (`preset=`); without a link the page opens
-    // on the mixed preset, the defaults with their lesson.
-    // A fragment without `=` names a part of the page (an embed links to
-    // `#glossary`), not a scenario.
-    let link = fragment();
-    let part = Some(link.trim_start_matches('#')).filter(|id| !id.is_empty() && !id.contains('='));
-    let part = part.filter(|id| by_id::<web_sys::Element>(id).is_some());
-    let (scenario, chosen) = if part.is_some() || link.trim_start_matches('#').is_empty() {
-        let p = preset("mixed");
-        let s = p.map(Preset::scenario).unwrap_or_default();
-        (Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }, p)
-    } else {
-        let (s, p, sweep) = scenario_from_link(&link);
-        sweep::from_link(sweep);
-        let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
-        (s, p)
-    };
-    with(|app| app.preset = chosen);
+    sweep::from_link(sweep);
     apply_query(chosen);
     show_lesson(chosen);
-    apply(scenario);
-    with(|app| app.jump_to = part.map(str::to_string));
+    show_applied();
+    set_body_data("built-ms", &format!("{:.1}", now_ms()));
 }

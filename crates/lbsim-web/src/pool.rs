@@ -170,7 +170,7 @@ fn new_worker(index: usize) -> Option<Worker> {
 pub fn start_workers() {
     for i in 0..pool_size() {
         match new_worker(i) {
-            Some(worker) => with(|app| app.workers.push(Slot { worker, ready: false, queued: Vec::new() })),
+            Some(worker) => with(|app| app.workers.push(Slot { worker, ready: false })),
             None if i == 0 => {
                 fail("The simulator could not start: this browser does not run module workers.");
                 return;
@@ -205,7 +205,7 @@ fn worker_failed(index: usize, failed: &Worker, message: &str) {
     if let Some(worker) = new_worker(index) {
         with(|app| {
             if let Some(slot) = app.workers.get_mut(index) {
-                *slot = Slot { worker, ready: false, queued: Vec::new() };
+                *slot = Slot { worker, ready: false };
             }
         });
     }
@@ -219,15 +219,15 @@ fn worker_failed(index: usize, failed: &Worker, message: &str) {
     }
 }
 
+/// Sends a message to worker `index`, ready or not: `web/worker.js` holds
+/// what comes while the module instantiates and hands it over in order,
+/// so a first run starts the moment the simulator listens, without waiting
+/// for this thread (busy building the page) to see its `Ready`.
 fn post(index: usize, message: ToWorker) {
     with(|app| {
-        if let Some(slot) = app.workers.get_mut(index) {
-            if slot.ready {
-                let bytes = js_sys::Uint8Array::from(&lbsim_protocol::wire::encode(&message)[..]);
-                let _ = slot.worker.post_message(&bytes);
-            } else {
-                slot.queued.push(message);
-            }
+        if let Some(slot) = app.workers.get(index) {
+            let bytes = js_sys::Uint8Array::from(&lbsim_protocol::wire::encode(&message)[..]);
+            let _ = slot.worker.post_message(&bytes);
         }
     });
 }
@@ -244,14 +244,11 @@ fn running() -> Option<u32> {
 fn on_worker(index: usize, from: &Worker, message: FromWorker) {
     match message {
         FromWorker::Ready => {
-            let queued = with(|app| {
-                let slot = app.workers.get_mut(index)?;
-                slot.ready = true;
-                Some(std::mem::take(&mut slot.queued))
+            with(|app| {
+                if let Some(slot) = app.workers.get_mut(index) {
+                    slot.ready = true;
+                }
             });
-            for m in queued.into_iter().flatten() {
-                post(index, m);
-            }
             if index == 0 {
                 set_body_data("worker-ready-ms", &format!("{:.1}", now_ms()));
             }
@@ -335,10 +332,15 @@ pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
     let (run_id, previous, ready, workers) = with(|app| {
         app.run_id += 1;
         let ready: Vec<usize> = (0..app.workers.len()).filter(|&i| app.workers[i].ready).collect();
+        // The page's first run goes to every worker, ready or not: they
+        // all start together, and a part waiting in a worker that is
+        // still instantiating costs less than one worker running it all.
+        let first = purpose == Purpose::Main && app.report.is_none();
+        let ready = if first { Vec::new() } else { ready };
         (app.run_id, app.pending.as_ref().map(|p| p.run_id), ready, app.workers.len())
     });
-    // Before any worker is ready (the first run), every worker gets a part,
-    // queued until it is; afterwards only the ready ones.
+    // Before any worker is ready, every worker gets a part; afterwards
+    // only the ready ones.
     let mut chosen = if ready.is_empty() { (0..workers).collect() } else { ready };
     chosen.truncate(scenario.algorithms.len().max(1));
     if chosen.is_empty() {
@@ -370,14 +372,9 @@ pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
     run_id
 }
 
-/// Withdraws run `run_id`: a worker not ready yet never starts it, and
-/// each of `running` is told to stop it.
+/// Withdraws run `run_id`: each of `running` is told to stop it (a worker
+/// not ready yet drops it when it starts: its messages come in order).
 pub fn withdraw(run_id: u32, running: impl Iterator<Item = usize>) {
-    with(|app| {
-        for slot in &mut app.workers {
-            slot.queued.retain(|m| !matches!(m, ToWorker::Run { run_id: r, .. } if *r == run_id));
-        }
-    });
     for i in running {
         post(i, ToWorker::Cancel { run_id });
     }

@@ -10,7 +10,6 @@ use lbsim_core::presets::{Plot, Preset};
 use lbsim_core::report::Headline;
 use lbsim_core::sweep::Sweep;
 use lbsim_core::{Report, Scenario};
-use lbsim_protocol::ToWorker;
 use web_sys::Worker;
 
 use crate::dom::{document, set_body_data, window};
@@ -70,14 +69,12 @@ pub struct App {
     pub dragging: bool,
 }
 
-/// One worker of the pool and what it is waiting to be sent.
+/// One worker of the pool.
 pub struct Slot {
     /// The Web Worker.
     pub worker: Worker,
     /// Whether it said it is ready.
     pub ready: bool,
-    /// Messages for a worker that is not ready yet, in order.
-    pub queued: Vec<ToWorker>,
 }
 
 /// The run the page waits for: one part per worker, merged when all came.

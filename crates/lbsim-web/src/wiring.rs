@@ -29,10 +29,17 @@ use crate::view::{redraw, save_png, show_notice, Redraw};
 
 /// Replaces the whole scenario (a link, a preset) and runs it.
 pub fn apply(scenario: Scenario) {
-    with(|app| app.scenario = scenario.clone());
+    with(|app| app.scenario = scenario);
+    request_run();
+    show_applied();
+}
+
+/// The controls, the link and the picker follow the scenario the page
+/// holds (once it is set whole, before or after its run is asked for).
+pub fn show_applied() {
+    let scenario = with(|app| app.scenario.clone());
     controls::clear_errors();
     controls::sync(&scenario);
-    request_run();
     schedule_url();
     show_edited();
 }
