@@ -72,6 +72,12 @@ try {
   const [bindings, module] = await Promise.all([import(glue), compiled]);
   window.lbsimModule = { glue, module };
   await bindings.default({ module_or_path: module });
+  // This script is async (Trunk.toml): it starts the download, the
+  // compilation and the first worker while the page is still parsed, and
+  // builds the page once the document is whole.
+  if (document.readyState === "loading") {
+    await new Promise((parsed) => document.addEventListener("DOMContentLoaded", parsed, { once: true }));
+  }
   bindings.start_page();
   watchGlossary();
 } catch (e) {
