@@ -130,10 +130,12 @@ try {
   console.log(`    of which: page's wasm running at ${median(starts).toFixed(0)} ms, first worker ready at ${median(workerReady).toFixed(0)} ms (medians)`);
   for (const a of arrivals) {
     const goal = a.goal === null ? "no target" : `target ${a.goal} ms`;
-    const firstPlots = a.times.map((t) => t["first-plot"]);
-    console.log(`  navigation to first plot, ${a.what}, phone viewport, CPU ${a.rate}x: median ${median(firstPlots).toFixed(0)} ms of ${firstPlots.length} (${firstPlots.map((t) => t.toFixed(0)).join(", ")}); ${goal}`);
+    // The targets are navigation to ready (SPEC section 11): every plot
+    // drawn. The first plot, which comes a task before, is beside it.
+    const readies = a.times.map((t) => t.ready);
+    console.log(`  navigation to ready (every plot drawn), ${a.what}, phone viewport, CPU ${a.rate}x: median ${median(readies).toFixed(0)} ms of ${readies.length} (${readies.map((t) => t.toFixed(0)).join(", ")}); ${goal}`);
     const at = (n) => median(a.times.map((t) => t[n])).toFixed(0);
-    console.log(`    medians: page's wasm running ${at("start")} ms, page built ${at("built")}, first worker's ready seen ${at("worker-ready")}, first plot ${at("first-plot")}, every plot drawn (data-state=ready) ${at("ready")}`);
+    console.log(`    medians: page's wasm running ${at("start")} ms, page built ${at("built")}, first worker's ready seen ${at("worker-ready")}, first plot (the latency distribution) ${at("first-plot")}, ready ${at("ready")}`);
   }
   console.log(`  bytes transferred, gzipped:    ${(total / 1024).toFixed(2)} KiB in ${bytes.length} files; budget 250 KiB`);
   for (const e of bytes.sort((a, b) => b.bytes - a.bytes)) console.log(`    ${(e.bytes / 1024).toFixed(1).padStart(7)} KiB  ${e.path}`);
