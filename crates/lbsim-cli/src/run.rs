@@ -224,12 +224,15 @@ pub fn url(args: &UrlArgs) -> Result<(), Failure> {
     }
     let scenario = args.sources.scenario()?;
     // A link's preset replaces the flag's, as it does for the scenario.
-    let linked = args.sources.url.as_deref().and_then(|link| url::decode(link).preset);
+    let decoded = args.sources.url.as_deref().map(url::decode);
+    let linked = decoded.as_ref().and_then(|d| d.preset);
     let preset = linked.or(args.sources.preset()?);
+    // The views a given link opens (the sweep, the replay) stay in it.
+    let views = decoded.map(|d| d.views()).unwrap_or_default();
     let link = if args.embed {
-        url::embed_url(&args.base, &scenario, preset, None)
+        url::embed_url(&args.base, &scenario, preset, &views)
     } else {
-        url::share_url_over(&args.base, &scenario, preset)
+        url::share_link(&args.base, &scenario, preset, &views)
     };
     print(&(link + "\n"))
 }

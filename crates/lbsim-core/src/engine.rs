@@ -331,6 +331,15 @@ impl Prepared {
         running.fleet.map(|f| f.attempts()).unwrap_or_default()
     }
 
+    /// Every attempt of one algorithm's run, in the order they were sent,
+    /// and every answer, (request, when, whether it succeeded) in the order
+    /// they came, through the fleet's event loop: what a replay shows.
+    pub fn answer_log(&self, algorithm: AlgorithmId) -> (Vec<fleet::Attempt>, Vec<(u32, f64, bool)>) {
+        let mut running = self.start_fleet(algorithm, true);
+        running.advance(&self.workload, u64::MAX);
+        running.fleet.map(|f| f.logs()).unwrap_or_default()
+    }
+
     /// The steps the fleet's event loop takes to run one algorithm (each
     /// arrival, end, event, probe, timer and retry; a stretch of probes
     /// passed over at once counts as one), which `cost::steps` estimates.

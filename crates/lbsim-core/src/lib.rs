@@ -48,6 +48,7 @@ pub mod hash;
 mod num;
 pub mod presets;
 pub mod remap;
+pub mod replay;
 pub mod report;
 mod rng;
 pub mod scenario;

@@ -16,6 +16,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::presets::{preset, Plot, Preset, PRESETS};
+use crate::replay::{self, VIEW_KEYS};
 use crate::scenario::{field_spec, Scenario, ScenarioError, FIELDS};
 use crate::sweep::{Figure, Sweep};
 
@@ -30,9 +31,9 @@ pub fn encode(scenario: &Scenario) -> String {
 
 /// The whole fragment of the page's state: the scenario over its preset
 /// ([`encode_over`]), then the sweep the reader set up, if any.
-pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, sweep: Option<&Sweep>) -> String {
+pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, views: &Views) -> String {
     let mut out = encode_over(scenario, base);
-    if let Some(sweep) = sweep {
+    if let Some(sweep) = &views.sweep {
         out.push_str("&sweep=");
         out.push_str(&sweep.spec);
         if let Some(figure) = sweep.figure {
@@ -40,7 +41,20 @@ pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, sweep: Option<&Sw
             out.push_str(figure.id());
         }
     }
+    if let Some(view) = &views.replay {
+        out.push_str(&view.encode());
+    }
     out
+}
+
+/// What a link keeps besides the scenario: the views it opens, which
+/// change nothing in a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Views {
+    /// The sweep view (`sweep=`, `sweep-figure=`).
+    pub sweep: Option<Sweep>,
+    /// The replay view (`view=replay` and its keys, [`VIEW_KEYS`]).
+    pub replay: Option<replay::View>,
 }
 
 /// The fragment for a scenario edited from a preset: `v=1&preset=NAME` and
@@ -92,6 +106,15 @@ pub struct Decoded {
     /// The sweep the link asks for (`sweep=NAME=FROM..TO:STEP`, the page's
     /// sweep view; `lbsim sweep --param` takes the same text).
     pub sweep: Option<Sweep>,
+    /// The replay view the link opens (`view=replay`), with its keys.
+    pub replay: Option<replay::View>,
+}
+
+impl Decoded {
+    /// The views the link opens, as [`encode_link`] writes them back.
+    pub fn views(&self) -> Views {
+        Views { sweep: self.sweep.clone(), replay: self.replay.clone() }
+    }
 }
 
 /// The most values a link's sweep may have: the page runs them all.
@@ -173,6 +196,10 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
         // The sweep view's figure: a run ignores it once it parses.
         return Figure::parse(&value).map(|_| ());
     }
+    if VIEW_KEYS.contains(&key.as_str()) {
+        // The replay view's: a run ignores them once they parse.
+        return replay::View::default().set(&key, &value);
+    }
     scenario.set(&key, &value)
 }
 
@@ -205,6 +232,8 @@ pub fn decode(link: &str) -> Decoded {
     let mut applied: Vec<&'static str> = Vec::new();
     let mut sweep: Option<Sweep> = None;
     let mut figure = None;
+    let mut view = replay::View::default();
+    let mut opened = false;
     for (key, value, again) in pairs(link) {
         if again {
             problems.push(repeated(key.clone(), value.clone()));
@@ -216,6 +245,12 @@ pub fn decode(link: &str) -> Decoded {
         }
         if key == "sweep-figure" {
             figure = Figure::parse(&value).map_err(|e| problems.push(e)).ok();
+            continue;
+        }
+        if VIEW_KEYS.contains(&key.as_str()) {
+            // A bad value keeps the view's default for that key.
+            let _ = view.set(&key, &value).map_err(|e| problems.push(e));
+            opened |= key == "view" && value == "replay";
             continue;
         }
         match apply_pair(&mut scenario, key.clone(), value) {
@@ -260,7 +295,7 @@ pub fn decode(link: &str) -> Decoded {
     if let Some(sweep) = sweep.as_mut() {
         sweep.figure = figure;
     }
-    Decoded { scenario, problems, preset, sweep }
+    Decoded { scenario, problems, preset, sweep, replay: opened.then_some(view) }
 }
 
 /// Decodes a share link strictly: the first problem is an error.
@@ -278,8 +313,14 @@ pub fn share_url(base: &str, scenario: &Scenario) -> String {
 
 /// The full share URL of a scenario edited from `preset` ([`encode_over`]).
 pub fn share_url_over(base: &str, scenario: &Scenario, preset: Option<&Preset>) -> String {
+    share_link(base, scenario, preset, &Views::default())
+}
+
+/// The share link of a scenario over its preset with the views it opens
+/// ([`encode_link`]): what `lbsim url` prints for a link it was given.
+pub fn share_link(base: &str, scenario: &Scenario, preset: Option<&Preset>, views: &Views) -> String {
     let base = base.split('#').next().unwrap_or_default();
-    base.to_string() + "#" + &encode_over(scenario, preset)
+    base.to_string() + "#" + &encode_link(scenario, preset, views)
 }
 
 /// The plots an embed shows unless its `plots=` lists others (SPEC section
@@ -297,14 +338,14 @@ pub fn embed_plots(preset: Option<&Preset>) -> Vec<Plot> {
 /// and fragment dropped), `?embed=1&plots=` the preset's [`embed_plots`]
 /// (and the sweep, when there is one), then the link's fragment. The
 /// page's "copy embed code" and `lbsim url --embed` both write it.
-pub fn embed_url(base: &str, scenario: &Scenario, preset: Option<&Preset>, sweep: Option<&Sweep>) -> String {
+pub fn embed_url(base: &str, scenario: &Scenario, preset: Option<&Preset>, views: &Views) -> String {
     let base = base.split(['?', '#']).next().unwrap_or_default();
     let mut plots = embed_plots(preset);
-    if sweep.is_some() {
+    if views.sweep.is_some() {
         plots.push(Plot::Sweep);
     }
     let ids: Vec<&str> = plots.iter().map(|p| p.id()).collect();
-    alloc::format!("{base}?embed=1&plots={}#{}", ids.join(","), encode_link(scenario, preset, sweep))
+    alloc::format!("{base}?embed=1&plots={}#{}", ids.join(","), encode_link(scenario, preset, views))
 }
 
 #[cfg(test)]
@@ -316,7 +357,7 @@ mod tests {
         let crash = preset("crash").expect("a preset");
         let s = crash.scenario();
         assert_eq!(
-            embed_url("https://example.org/lbsim/?theme=dark#v=1", &s, Some(crash), None),
+            embed_url("https://example.org/lbsim/?theme=dark#v=1", &s, Some(crash), &Views::default()),
             "https://example.org/lbsim/?embed=1&plots=errors,table#v=1&preset=crash"
         );
         let scale_out = preset("scale-out").expect("a preset");
@@ -324,7 +365,7 @@ mod tests {
         assert_eq!(embed_plots(None), [Plot::Cdf, Plot::Table]);
         let sweep = Sweep::parse("load=0.5..0.9:0.2", "sweep", MAX_LINK_SWEEP_VALUES).expect("a range");
         assert_eq!(
-            embed_url("x/", &Scenario::default(), None, Some(&sweep)),
+            embed_url("x/", &Scenario::default(), None, &Views { sweep: Some(sweep), replay: None }),
             "x/?embed=1&plots=cdf,table,sweep#v=1&sweep=load=0.5..0.9:0.2"
         );
     }
@@ -388,7 +429,10 @@ mod tests {
             (sweep.key, sweep.values.clone()),
             ("load", alloc::vec!["0.5".into(), "0.7".into(), "0.9".into()])
         );
-        assert_eq!(encode_link(&d.scenario, None, Some(&sweep)), "v=1&seed=3&sweep=load=0.5..0.9:0.2");
+        assert_eq!(
+            encode_link(&d.scenario, None, &Views { sweep: Some(sweep.clone()), replay: None }),
+            "v=1&seed=3&sweep=load=0.5..0.9:0.2"
+        );
         let mut s = Scenario::default();
         apply_strict(&mut s, "v=1&seed=3&sweep=load=0.5..0.9:0.2").expect("a run ignores the sweep");
         assert_eq!(s.seed, 3);
@@ -398,13 +442,35 @@ mod tests {
     }
 
     #[test]
+    fn the_replay_view_rides_in_the_link_and_runs_ignore_it() {
+        let link = "v=1&preset=crash&seed=4&view=replay&pair=round-robin,least-connections&t=12.5&speed=2&window=2000";
+        let d = decode(&alloc::format!("#{link}"));
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        let view = d.replay.clone().expect("the replay view");
+        assert_eq!((view.t_s, view.speed, view.window), (12.5, 2.0, 2000));
+        assert_eq!(encode_link(&d.scenario, d.preset, &d.views()), link, "the round trip is exact");
+        let mut s = Scenario::default();
+        apply_strict(&mut s, link).expect("a run takes the view's keys");
+        assert_eq!(
+            s,
+            Scenario { seed: 4, ..preset("crash").expect("a preset").scenario() },
+            "and they change nothing"
+        );
+        assert!(decode("#v=1&t=3").replay.is_none(), "only view=replay opens it");
+        let bad = decode("#v=1&view=replay&speed=50");
+        assert_eq!((bad.problems[0].field.as_str(), bad.problems[0].value.as_str()), ("speed", "50"));
+        assert_eq!(bad.replay.map(|v| v.speed), Some(1.0), "a bad value keeps its default");
+        assert!(apply_strict(&mut Scenario::default(), "v=1&window=0").is_err());
+    }
+
+    #[test]
     fn the_sweeps_figure_rides_with_it_before_or_after() {
         let link = "v=1&sweep=load=0.5..0.9:0.2&sweep-figure=largest-share";
         let d = decode(&alloc::format!("#{link}"));
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         let sweep = d.sweep.expect("a sweep");
         assert_eq!(sweep.figure, Some(Figure::LargestShare));
-        assert_eq!(encode_link(&d.scenario, None, Some(&sweep)), link);
+        assert_eq!(encode_link(&d.scenario, None, &Views { sweep: Some(sweep.clone()), replay: None }), link);
         let before = decode("#v=1&sweep-figure=p99&sweep=load=0.5..0.9:0.2");
         assert_eq!(before.sweep.and_then(|s| s.figure), Some(Figure::P99));
         let old = decode("#v=1&sweep=load=0.5..0.9:0.2&sweep-figure=busiest-share");

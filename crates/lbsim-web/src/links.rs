@@ -6,7 +6,6 @@ use std::cell::Cell;
 
 use lbsim_core::presets::{Plot, Preset};
 use lbsim_core::scenario::field_spec;
-use lbsim_core::sweep::Sweep;
 use lbsim_core::{url, Scenario};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -26,8 +25,9 @@ const THEMES: [&str; 3] = ["light", "dark", "auto"];
 
 /// Reads a link's fragment: its scenario and the preset it names; problems
 /// become a notice naming each key.
-pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Option<Sweep>) {
+pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, url::Views) {
     let decoded = url::decode(link);
+    let views = decoded.views();
     let mut scenario = decoded.scenario;
     let mut lines: Vec<String> = decoded
         .problems
@@ -55,13 +55,18 @@ pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Opt
             &lines,
         );
     }
-    (scenario, decoded.preset, decoded.sweep)
+    (scenario, decoded.preset, views)
+}
+
+/// The views the page's links keep: the sweep set up, the replay's keys.
+fn views(app: &crate::state::App) -> url::Views {
+    url::Views { sweep: app.sweep.spec.clone(), replay: app.replay.clone() }
 }
 
 /// The link's fragment (without `#`) for the page's scenario, over the
 /// preset it came from.
 pub fn current_fragment() -> String {
-    with(|app| url::encode_link(&app.scenario, app.preset, app.sweep.spec.as_ref()))
+    with(|app| url::encode_link(&app.scenario, app.preset, &views(app)))
 }
 
 /// The share link without the sweep: what `lbsim sweep --url` takes
@@ -142,8 +147,7 @@ fn update_links() {
 /// (the lesson's plot and the table, as `lbsim url --embed` writes it),
 /// with the page's theme when it was given one.
 pub fn embed_code() -> String {
-    let mut src =
-        with(|app| url::embed_url(&page_base(), &app.scenario, app.preset, app.sweep.spec.as_ref()));
+    let mut src = with(|app| url::embed_url(&page_base(), &app.scenario, app.preset, &views(app)));
     if let Some(theme) = query("theme").filter(|t| t != "auto" && THEMES.contains(&t.as_str())) {
         src = src.replacen('#', &format!("&theme={theme}#"), 1);
     }

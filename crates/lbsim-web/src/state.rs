@@ -57,6 +57,9 @@ pub struct App {
     pub first_plot: bool,
     /// The sweep view.
     pub sweep: SweepState,
+    /// The replay view's keys a link gave (`view=replay`), kept in the
+    /// links the page writes.
+    pub replay: Option<lbsim_core::replay::View>,
     /// A long scenario the reader agreed to run.
     pub confirmed: Option<Scenario>,
     /// Each plot's legend as last drawn, by canvas id (for a saved PNG).
@@ -157,6 +160,7 @@ thread_local! {
         remap_key: String::new(),
         first_plot: true,
         sweep: SweepState::default(),
+        replay: None,
         confirmed: None,
         legends: Vec::new(),
         jump_to: None,

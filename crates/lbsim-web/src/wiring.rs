@@ -421,9 +421,10 @@ fn follow_link() {
     // As when the page opens: a fragment that is no link (empty, or a
     // part of the page) is the defaults, which are the mixed preset's.
     let link = Some(link).filter(|l| l.contains('=')).unwrap_or_default();
-    let (s, p, range) = scenario_from_link(&link);
+    let (s, p, views) = scenario_from_link(&link);
     let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
-    sweep::from_link(range);
+    with(|app| app.replay = views.replay);
+    sweep::from_link(views.sweep);
     let same = s == with(|app| app.scenario.clone()) && p == with(|app| app.preset);
     if same {
         // Only the sweep is new: it runs now, over the same scenario.

@@ -47,8 +47,10 @@ const LAYERS: &[Layers] = &[
             // a rule's picks for given steps (with the fleet's timeline and checks).
             &["fleet"],
             &["engine", "trace"],
-            // Built on whole runs: sweeps, presets, then links that name both.
+            // Built on whole runs: sweeps, presets, the replay of a run (its
+            // default pair is a preset's), then links that name them all.
             &["sweep", "presets"],
+            &["replay"],
             &["url"],
             &["crate"],
         ],

@@ -98,3 +98,17 @@ fn links_read_as_the_cores_strict_decoder_reads_them() {
         }
     }
 }
+
+/// The page's view keys (the sweep, the replay) ride through `lbsim url`
+/// unchanged and change nothing in `lbsim run --url`.
+#[test]
+fn view_keys_ride_along_and_change_no_number() {
+    let views =
+        "&sweep=load=0.5..0.9:0.2&view=replay&pair=round-robin,least-connections&t=12.5&speed=2&window=2000";
+    let link = format!("#v=1&preset=crash&requests=2000{views}");
+    let printed = stdout(&["url", "--base", "https://example.org/lbsim/", "--url", &link]);
+    assert_eq!(printed.trim(), format!("https://example.org/lbsim/{link}"));
+    let with_views = stdout(&["run", "--format", "json", "--url", &link]);
+    let without = stdout(&["run", "--format", "json", "--url", "#v=1&preset=crash&requests=2000"]);
+    assert_eq!(with_views, without);
+}

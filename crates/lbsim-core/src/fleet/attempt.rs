@@ -305,6 +305,9 @@ impl State {
     ) {
         let i = index as usize;
         let latency = t - workload.requests[i].arrival_ms;
+        if self.keep_log {
+            self.answered.push((index, t, ok));
+        }
         if !ok {
             self.errors += 1;
             self.error_series[Self::bucket(run, t)] += 1;

@@ -162,6 +162,9 @@ pub(crate) struct State {
     pub(super) server_errors: Vec<u64>,
     pub(super) requests_series: Vec<Vec<u32>>,
     pub(super) keep_log: bool,
+    /// With the log kept: each request's answer, (request, when, whether
+    /// it succeeded), in the order they came.
+    pub(super) answered: Vec<(u32, f64, bool)>,
     pub(super) horizon_ms: f64,
     /// Servers' caches, when they keep them (SPEC section 13).
     pub(super) caches: Option<Caches>,
@@ -270,6 +273,7 @@ impl State {
             server_errors: alloc::vec![0; n],
             requests_series: alloc::vec![alloc::vec![0; QUEUE_BUCKETS]; n],
             keep_log,
+            answered: Vec::new(),
             horizon_ms: workload.horizon_ms(),
         };
         state.probe_ms = state.probe_time(0);
@@ -303,10 +307,16 @@ impl State {
 
     /// Every attempt, in the order they were sent.
     pub(crate) fn attempts(self) -> Vec<Attempt> {
+        self.logs().0
+    }
+
+    /// Every attempt, in the order they were sent, and every answer, in
+    /// the order they came (both empty unless the log was kept).
+    pub(crate) fn logs(self) -> (Vec<Attempt>, Vec<(u32, f64, bool)>) {
         if self.keep_log {
-            self.attempts
+            (self.attempts, self.answered)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         }
     }
 

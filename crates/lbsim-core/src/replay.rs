@@ -1,0 +1,430 @@
+//! The replay: what happened to the first requests of a run, attempt by
+//! attempt, and the counters a reader sees at any moment of it (the page's
+//! replay view moves exactly this; it has no animation model of its own).
+//!
+//! The window is the run of the scenario's first `window` requests. A
+//! request's fate depends only on what came before it (arrivals are drawn
+//! in order, each server serves in arrival order, a rule picks from what it
+//! has seen), so for every rule without retries or health checks those
+//! requests fare exactly as in the whole run; with them, a retry or a
+//! verdict late in the window may differ, since the requests after the
+//! window are not there to change it. A run no longer than the window is
+//! replayed whole, and the counters at its end are its report's figures.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::balancer::AlgorithmId;
+use crate::engine::Prepared;
+use crate::fleet::{self, Outcome};
+use crate::presets::Preset;
+use crate::report::percentiles;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::workload::Workload;
+
+/// The most requests a window holds (the `window` link key's upper bound).
+pub const MAX_WINDOW: u64 = 20_000;
+
+/// The most attempts a replay carries: with retries a window's requests
+/// make more attempts than requests, and the log is cut to the requests
+/// whose attempts all fit.
+pub const MAX_ATTEMPTS: usize = 20_000;
+
+/// The window when a link names none.
+pub const DEFAULT_WINDOW: u64 = 5_000;
+
+/// The replay view's link keys: the page's view keys, which a run accepts
+/// once they parse and otherwise ignores.
+pub const VIEW_KEYS: [&str; 5] = ["view", "pair", "t", "speed", "window"];
+
+/// The replay view as a link keeps it:
+/// `view=replay&pair=round-robin,least-connections&t=12.5&speed=1&window=5000`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    /// The two rules side by side; none: [`default_pair`].
+    pub pair: Option<[AlgorithmId; 2]>,
+    /// The playhead, in seconds of simulated time.
+    pub t_s: f64,
+    /// Simulated seconds a second of playing shows (0.1 to 10).
+    pub speed: f64,
+    /// Requests replayed (1 to [`MAX_WINDOW`]).
+    pub window: u64,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View { pair: None, t_s: 0.0, speed: 1.0, window: DEFAULT_WINDOW }
+    }
+}
+
+/// The slowest and fastest playing speeds.
+pub const SPEEDS: (f64, f64) = (0.1, 10.0);
+
+/// The latest playhead a link may ask for, in seconds.
+const MAX_T_S: f64 = 1.0e7;
+
+impl View {
+    /// Sets one of [`VIEW_KEYS`] from a link's text; an error names the
+    /// key, the value and what is allowed.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ScenarioError> {
+        let bad = |allowed: String| ScenarioError { field: key.into(), value: value.into(), allowed };
+        let real = |lo: f64, hi: f64| {
+            value
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && (lo..=hi).contains(x))
+                .ok_or_else(|| bad(alloc::format!("a number from {lo} to {hi}")))
+        };
+        match key {
+            "view" if value == "replay" => {}
+            "view" => return Err(bad("replay".into())),
+            "pair" => {
+                let ids: Vec<&str> = value.split(',').collect();
+                let rules: Vec<AlgorithmId> = ids.iter().filter_map(|id| id.parse().ok()).collect();
+                match rules[..] {
+                    [a, b] if ids.len() == 2 && a != b => self.pair = Some([a, b]),
+                    _ => {
+                        let known: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
+                        return Err(bad(alloc::format!(
+                            "two different rules, comma-separated, of {}",
+                            known.join(", ")
+                        )));
+                    }
+                }
+            }
+            "t" => self.t_s = real(0.0, MAX_T_S)?,
+            "speed" => self.speed = real(SPEEDS.0, SPEEDS.1)?,
+            "window" => {
+                self.window = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|w| (1..=MAX_WINDOW).contains(w))
+                    .ok_or_else(|| bad(alloc::format!("a whole number from 1 to {MAX_WINDOW}")))?;
+            }
+            _ => return Err(bad(alloc::format!("one of {}", VIEW_KEYS.join(", ")))),
+        }
+        Ok(())
+    }
+
+    /// The view's keys for a link, `&view=replay` first, then those that
+    /// differ from the defaults.
+    pub fn encode(&self) -> String {
+        let d = View::default();
+        let mut out = String::from("&view=replay");
+        if let Some([a, b]) = self.pair {
+            out.push_str(&alloc::format!("&pair={},{}", a.id(), b.id()));
+        }
+        if self.t_s != d.t_s {
+            out.push_str(&alloc::format!("&t={}", self.t_s));
+        }
+        if self.speed != d.speed {
+            out.push_str(&alloc::format!("&speed={}", self.speed));
+        }
+        if self.window != d.window {
+            out.push_str(&alloc::format!("&window={}", self.window));
+        }
+        out
+    }
+}
+
+/// The two rules a replay shows when the link names none: the first two the
+/// preset's lesson compares, else the scenario's first two (one rule twice
+/// when it has only one).
+pub fn default_pair(scenario: &Scenario, preset: Option<&Preset>) -> [AlgorithmId; 2] {
+    let rules = scenario.rules();
+    let focus: Vec<AlgorithmId> = preset
+        .map(|p| p.view.focus.iter().copied().filter(|a| rules.contains(a)).collect())
+        .unwrap_or_default();
+    let from = if focus.len() >= 2 { &focus } else { &rules };
+    let first = from.first().copied().unwrap_or(AlgorithmId::RoundRobin);
+    [first, from.get(1).copied().unwrap_or(first)]
+}
+
+/// One request of the window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Request {
+    /// When it arrived, in ms.
+    pub arrival_ms: f64,
+    /// Whether it is of the slow class (bimodal work).
+    pub slow: bool,
+    /// When the balancer answered it, after its last attempt, in ms.
+    pub answered_ms: f64,
+    /// Whether that answer was a success.
+    pub ok: bool,
+}
+
+/// One attempt of a request on a server.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Attempt {
+    /// Index of the request in the window.
+    pub request: u32,
+    /// Server it was sent to (0-based).
+    pub server: u32,
+    /// When it was sent, in ms.
+    pub sent_ms: f64,
+    /// When it took a slot (its sending time when refused), in ms.
+    pub start_ms: f64,
+    /// When it ended, in ms.
+    pub done_ms: f64,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Whether it retries an earlier attempt of its request.
+    pub retry: bool,
+    /// Whether its server's cache held the user (caches on).
+    pub hit: bool,
+}
+
+/// One rule's replay: its window's requests and their attempts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    /// The rule.
+    pub algorithm: AlgorithmId,
+    /// Servers in the pool (members or not).
+    pub servers: u32,
+    /// The window's requests, in arrival order.
+    pub requests: Vec<Request>,
+    /// Their attempts, in the order they were sent.
+    pub attempts: Vec<Attempt>,
+}
+
+/// What the replay's counters show at one moment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counters {
+    /// Requests arrived by then.
+    pub arrived: u32,
+    /// Requests answered by then.
+    pub finished: u32,
+    /// Of those, the answers that were errors.
+    pub errors: u32,
+    /// Retry attempts sent by then.
+    pub retries: u32,
+    /// Per server: attempts sent and not yet ended (waiting or served).
+    pub in_flight: Vec<u32>,
+    /// Per server: attempts waiting for a slot.
+    pub queued: Vec<u32>,
+    /// The 99th percentile latency of the requests answered by then
+    /// (nearest rank, as the report's), none before the first answer.
+    pub p99_ms: Option<f64>,
+}
+
+/// The replay of `algorithm` over the scenario's first `window` requests
+/// (at most [`MAX_WINDOW`]).
+pub fn replay(scenario: &Scenario, algorithm: AlgorithmId, window: u64) -> Result<Replay, ScenarioError> {
+    let requests = scenario.requests.min(window.clamp(1, MAX_WINDOW));
+    let windowed = Scenario { requests, algorithms: alloc::vec![algorithm], ..scenario.clone() };
+    let prepared = Prepared::new(&windowed)?;
+    let (attempts, answered) = prepared.answer_log(algorithm);
+    Ok(Replay::new(algorithm, prepared.scenario().pool().len(), prepared.workload(), &attempts, &answered))
+}
+
+impl Replay {
+    /// Builds a replay from the fleet loop's logs of a whole run.
+    fn new(
+        algorithm: AlgorithmId,
+        servers: usize,
+        workload: &Workload,
+        attempts: &[fleet::Attempt],
+        answered: &[(u32, f64, bool)],
+    ) -> Replay {
+        // Cut to the requests whose attempts all fit: every attempt past the
+        // cap belongs to a request at or after the cut.
+        let cut = attempts.get(MAX_ATTEMPTS..).map_or(workload.requests.len(), |late| {
+            late.iter().map(|a| a.request as usize).min().unwrap_or(workload.requests.len())
+        });
+        let mut requests: Vec<Request> = workload.requests[..cut]
+            .iter()
+            .map(|r| Request { arrival_ms: r.arrival_ms, slow: r.slow, answered_ms: f64::NAN, ok: false })
+            .collect();
+        for &(index, at, ok) in answered {
+            if let Some(r) = requests.get_mut(index as usize) {
+                r.answered_ms = at;
+                r.ok = ok;
+            }
+        }
+        let attempts = attempts
+            .iter()
+            .filter(|a| (a.request as usize) < cut)
+            .map(|a| Attempt {
+                request: a.request,
+                server: a.server,
+                sent_ms: a.sent_ms,
+                start_ms: a.start_ms,
+                done_ms: a.done_ms,
+                outcome: a.outcome,
+                retry: a.previous.is_some(),
+                hit: a.hit,
+            })
+            .collect();
+        Replay { algorithm, servers: servers as u32, requests, attempts }
+    }
+
+    /// When the last request was answered: the replay's end.
+    pub fn end_ms(&self) -> f64 {
+        self.requests.iter().map(|r| r.answered_ms).fold(0.0, f64::max)
+    }
+
+    /// The counters at `t_ms`: what has arrived, been sent and ended by
+    /// then (an attempt ending at `t_ms` has ended).
+    pub fn at(&self, t_ms: f64) -> Counters {
+        let servers = self.servers as usize;
+        let mut c = Counters {
+            in_flight: alloc::vec![0; servers],
+            queued: alloc::vec![0; servers],
+            ..Counters::default()
+        };
+        let mut latencies = Vec::new();
+        for r in &self.requests {
+            if r.arrival_ms > t_ms {
+                // Arrival order: none after this has arrived either.
+                break;
+            }
+            c.arrived += 1;
+            if r.answered_ms <= t_ms {
+                c.finished += 1;
+                c.errors += u32::from(!r.ok);
+                // As the report takes it: answer time less arrival.
+                latencies.push((r.answered_ms - r.arrival_ms).to_bits());
+            }
+        }
+        for a in &self.attempts {
+            if a.sent_ms > t_ms {
+                continue;
+            }
+            c.retries += u32::from(a.retry);
+            let s = a.server as usize;
+            if a.done_ms > t_ms && s < servers {
+                c.in_flight[s] += 1;
+                c.queued[s] += u32::from(a.start_ms > t_ms);
+            }
+        }
+        c.p99_ms = (!latencies.is_empty()).then(|| percentiles(&latencies).p99);
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::preset;
+    use crate::report::AlgorithmResult;
+
+    fn result(scenario: &Scenario, algorithm: AlgorithmId) -> AlgorithmResult {
+        let s = Scenario { algorithms: alloc::vec![algorithm], ..scenario.clone() };
+        crate::engine::run(&s).expect("a valid scenario").results.remove(0)
+    }
+
+    /// A run replayed whole ends on its report's figures: every request
+    /// answered, its errors, its retries and its p99, exactly.
+    #[test]
+    fn a_whole_run_ends_on_its_report() {
+        for id in ["mixed", "black-hole", "crash", "slow-node", "cold-start"] {
+            let p = preset(id).expect("a preset");
+            let s = Scenario { requests: 2_000, ..p.scenario() };
+            for &algorithm in &s.rules() {
+                let replay = replay(&s, algorithm, 2_000).expect("a replay");
+                let report = result(&s, algorithm);
+                let end = replay.at(f64::INFINITY);
+                let name = algorithm.id();
+                assert_eq!(end.arrived, 2_000, "{id} {name}");
+                assert_eq!(end.finished, 2_000, "{id} {name}: every request answered once");
+                assert_eq!(u64::from(end.errors), report.errors.unwrap_or(0), "{id} {name}: errors");
+                assert_eq!(u64::from(end.retries), report.retries.unwrap_or(0), "{id} {name}: retries");
+                assert_eq!(end.p99_ms, Some(report.latency_ms.all.p99), "{id} {name}: p99");
+                assert!(end.in_flight.iter().chain(&end.queued).all(|&n| n == 0), "{id} {name}");
+                assert_eq!(replay.at(replay.end_ms()), end, "{id} {name}: nothing after the last answer");
+            }
+        }
+    }
+
+    /// Without retries or health checks the window is the whole run's
+    /// first requests, attempt for attempt.
+    #[test]
+    fn a_window_is_the_runs_beginning() {
+        let s = Scenario { requests: 6_000, ..preset("mixed").expect("a preset").scenario() };
+        for &algorithm in &s.rules() {
+            let whole = Prepared::new(&s).expect("valid").dispatch_log(algorithm);
+            let window = replay(&s, algorithm, 1_500).expect("a replay");
+            assert_eq!(window.requests.len(), 1_500);
+            for a in &window.attempts {
+                let d = whole[a.request as usize];
+                assert_eq!((a.server as usize, a.start_ms, a.done_ms), (d.server, d.start_ms, d.done_ms));
+            }
+        }
+    }
+
+    /// At any moment: what is waiting is in flight, what has finished has
+    /// arrived, and a server holds no more than its slots in service.
+    #[test]
+    fn counters_hold_together_at_every_moment() {
+        let s = Scenario { requests: 3_000, ..preset("crash").expect("a preset").scenario() };
+        let slots = s.slots;
+        let replay = replay(&s, AlgorithmId::LeastConnections, 3_000).expect("a replay");
+        let end = replay.end_ms();
+        let mut last = Counters::default();
+        for k in 0..=200 {
+            let c = replay.at(end * f64::from(k) / 200.0);
+            assert!(c.finished <= c.arrived && c.errors <= c.finished);
+            assert!(c.arrived >= last.arrived && c.finished >= last.finished && c.retries >= last.retries);
+            for (s, (&busy, &waiting)) in c.in_flight.iter().zip(&c.queued).enumerate() {
+                assert!(waiting <= busy);
+                assert!(busy - waiting <= slots, "server {s}: {busy} in flight, {waiting} waiting");
+            }
+            last = c;
+        }
+    }
+
+    #[test]
+    fn view_keys_round_trip_and_name_their_range() {
+        let mut v = View::default();
+        for (k, x) in [
+            ("view", "replay"),
+            ("pair", "round-robin,least-connections"),
+            ("t", "12.5"),
+            ("speed", "0.25"),
+            ("window", "2000"),
+        ] {
+            v.set(k, x).expect("a good value");
+        }
+        assert_eq!(
+            v.encode(),
+            "&view=replay&pair=round-robin,least-connections&t=12.5&speed=0.25&window=2000"
+        );
+        assert_eq!(View::default().encode(), "&view=replay");
+        for (k, x, allowed) in [
+            ("speed", "11", "a number from 0.1 to 10"),
+            ("window", "20001", "a whole number from 1 to 20000"),
+            ("t", "-1", "a number from 0 to 10000000"),
+            ("view", "movie", "replay"),
+        ] {
+            let e = View::default().set(k, x).expect_err("out of range");
+            assert_eq!((e.field.as_str(), e.value.as_str(), e.allowed.as_str()), (k, x, allowed));
+        }
+        for pair in ["round-robin", "round-robin,round-robin", "round-robin,nope", "a,b,c"] {
+            assert!(View::default().set("pair", pair).is_err(), "{pair}");
+        }
+    }
+
+    #[test]
+    fn the_default_pair_is_the_lessons() {
+        let mixed = preset("mixed").expect("a preset");
+        assert_eq!(
+            default_pair(&mixed.scenario(), Some(mixed)),
+            [AlgorithmId::RoundRobin, AlgorithmId::LeastConnections]
+        );
+        let one = Scenario { algorithms: alloc::vec![AlgorithmId::Maglev], ..Scenario::default() };
+        assert_eq!(default_pair(&one, None), [AlgorithmId::Maglev, AlgorithmId::Maglev]);
+    }
+
+    #[test]
+    fn the_log_is_cut_to_whole_requests() {
+        // A crash with retries: more attempts than requests.
+        let s = Scenario { requests: 20_000, retries: 2, ..preset("crash").expect("a preset").scenario() };
+        let replay = replay(&s, AlgorithmId::RoundRobin, 20_000).expect("a replay");
+        assert!(replay.attempts.len() <= MAX_ATTEMPTS);
+        assert!(replay.requests.len() < 20_000, "the crash's retries pass the cap");
+        let last = replay.requests.len() as u32;
+        assert!(replay.attempts.iter().all(|a| a.request < last));
+        let sent: Vec<u32> = replay.attempts.iter().filter(|a| !a.retry).map(|a| a.request).collect();
+        assert!(sent.windows(2).all(|w| w[0] < w[1]), "first attempts in arrival order");
+    }
+}
