@@ -331,6 +331,7 @@ impl Prepared {
         running.fleet.map(|f| f.attempts()).unwrap_or_default()
     }
 
+    #[cfg(feature = "replay")]
     /// Every attempt of one algorithm's run, in the order they were sent,
     /// and every answer, (request, when, whether it succeeded) in the order
     /// they came, through the fleet's event loop: what a replay shows.

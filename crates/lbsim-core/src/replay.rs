@@ -15,11 +15,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::balancer::AlgorithmId;
+#[cfg(feature = "replay")]
 use crate::engine::Prepared;
-use crate::fleet::{self, Outcome};
+#[cfg(feature = "replay")]
+use crate::fleet;
+use crate::fleet::Outcome;
 use crate::presets::Preset;
 use crate::report::percentiles;
 use crate::scenario::{Scenario, ScenarioError};
+#[cfg(feature = "replay")]
 use crate::workload::Workload;
 
 /// The most requests a window holds (the `window` link key's upper bound).
@@ -127,6 +131,33 @@ impl View {
     }
 }
 
+/// The replay view's keys as a link gave them, in order: the page keeps
+/// them so and reads them when the view opens, so that its first visit
+/// carries no reader of them (a key given twice is a notice, as any key's,
+/// and the later value applies).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Keys(pub Vec<(String, String)>);
+
+impl Keys {
+    /// Whether they open the replay view (`view=replay`).
+    pub fn open(&self) -> bool {
+        self.0.iter().any(|(k, v)| k == "view" && v == "replay")
+    }
+
+    /// The keys for a link, as given.
+    pub fn encode(&self) -> String {
+        self.0.iter().map(|(k, v)| alloc::format!("&{k}={v}")).collect()
+    }
+
+    /// The view they set, and one error per bad value (which keeps that
+    /// key's default).
+    pub fn view(&self) -> (View, Vec<ScenarioError>) {
+        let mut view = View::default();
+        let errors = self.0.iter().filter_map(|(k, v)| view.set(k, v).err()).collect();
+        (view, errors)
+    }
+}
+
 /// The two rules a replay shows when the link names none: the first two the
 /// preset's lesson compares, else the scenario's first two (one rule twice
 /// when it has only one).
@@ -209,6 +240,7 @@ pub struct Counters {
 
 /// The replay of `algorithm` over the scenario's first `window` requests
 /// (at most [`MAX_WINDOW`]).
+#[cfg(feature = "replay")]
 pub fn replay(scenario: &Scenario, algorithm: AlgorithmId, window: u64) -> Result<Replay, ScenarioError> {
     let requests = scenario.requests.min(window.clamp(1, MAX_WINDOW));
     let windowed = Scenario { requests, algorithms: alloc::vec![algorithm], ..scenario.clone() };
@@ -217,6 +249,7 @@ pub fn replay(scenario: &Scenario, algorithm: AlgorithmId, window: u64) -> Resul
     Ok(Replay::new(algorithm, prepared.scenario().pool().len(), prepared.workload(), &attempts, &answered))
 }
 
+#[cfg(feature = "replay")]
 impl Replay {
     /// Builds a replay from the fleet loop's logs of a whole run.
     fn new(
@@ -257,7 +290,9 @@ impl Replay {
             .collect();
         Replay { algorithm, servers: servers as u32, requests, attempts }
     }
+}
 
+impl Replay {
     /// When the last request was answered: the replay's end.
     pub fn end_ms(&self) -> f64 {
         self.requests.iter().map(|r| r.answered_ms).fold(0.0, f64::max)
@@ -302,7 +337,7 @@ impl Replay {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "replay"))]
 mod tests {
     use super::*;
     use crate::presets::preset;

@@ -41,8 +41,8 @@ pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, views: &Views) ->
             out.push_str(figure.id());
         }
     }
-    if let Some(view) = &views.replay {
-        out.push_str(&view.encode());
+    if let Some(keys) = &views.replay {
+        out.push_str(&keys.encode());
     }
     out
 }
@@ -51,10 +51,13 @@ pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, views: &Views) ->
 /// change nothing in a run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Views {
-    /// The sweep view (`sweep=`, `sweep-figure=`).
+    /// The sweep the link asks for (`sweep=NAME=FROM..TO:STEP`, the page's
+    /// sweep view; `lbsim sweep --param` takes the same text, and
+    /// `sweep-figure=` its figure).
     pub sweep: Option<Sweep>,
-    /// The replay view (`view=replay` and its keys, [`VIEW_KEYS`]).
-    pub replay: Option<replay::View>,
+    /// The replay view's keys when the link opens it (`view=replay` and the
+    /// others of [`VIEW_KEYS`]), as given; [`replay::Keys::view`] reads them.
+    pub replay: Option<replay::Keys>,
 }
 
 /// The fragment for a scenario edited from a preset: `v=1&preset=NAME` and
@@ -103,18 +106,8 @@ pub struct Decoded {
     pub problems: Vec<ScenarioError>,
     /// The preset the link names, which its other keys apply over.
     pub preset: Option<&'static Preset>,
-    /// The sweep the link asks for (`sweep=NAME=FROM..TO:STEP`, the page's
-    /// sweep view; `lbsim sweep --param` takes the same text).
-    pub sweep: Option<Sweep>,
-    /// The replay view the link opens (`view=replay`), with its keys.
-    pub replay: Option<replay::View>,
-}
-
-impl Decoded {
     /// The views the link opens, as [`encode_link`] writes them back.
-    pub fn views(&self) -> Views {
-        Views { sweep: self.sweep.clone(), replay: self.replay.clone() }
-    }
+    pub views: Views,
 }
 
 /// The most values a link's sweep may have: the page runs them all.
@@ -196,10 +189,6 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
         // The sweep view's figure: a run ignores it once it parses.
         return Figure::parse(&value).map(|_| ());
     }
-    if VIEW_KEYS.contains(&key.as_str()) {
-        // The replay view's: a run ignores them once they parse.
-        return replay::View::default().set(&key, &value);
-    }
     scenario.set(&key, &value)
 }
 
@@ -208,6 +197,18 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
 /// name keep their values (the CLI lays a link over a preset or a file);
 /// fields that disagree with each other are left to `Scenario::validate`.
 pub fn apply_strict(scenario: &mut Scenario, link: &str) -> Result<(), ScenarioError> {
+    // The replay view's keys: a run ignores them once they parse.
+    apply_link(scenario, link, &|key, value| replay::View::default().set(key, value))
+}
+
+/// [`apply_strict`] with `view_key` for the keys of [`VIEW_KEYS`]: a
+/// function, so that the reader of those keys is in a build only when
+/// [`apply_strict`] is (the page reads only scenarios strictly).
+fn apply_link(
+    scenario: &mut Scenario,
+    link: &str,
+    view_key: &dyn Fn(&str, &str) -> Result<(), ScenarioError>,
+) -> Result<(), ScenarioError> {
     // A link's preset replaces what the scenario was (a preset, a file).
     if let Some(p) = linked_preset(link)? {
         *scenario = p.scenario();
@@ -215,6 +216,9 @@ pub fn apply_strict(scenario: &mut Scenario, link: &str) -> Result<(), ScenarioE
     pairs(link).try_for_each(|(key, value, again)| {
         if again {
             return Err(repeated(key, value));
+        }
+        if VIEW_KEYS.contains(&key.as_str()) {
+            return view_key(&key, &value);
         }
         apply_pair(scenario, key, value)
     })
@@ -232,8 +236,7 @@ pub fn decode(link: &str) -> Decoded {
     let mut applied: Vec<&'static str> = Vec::new();
     let mut sweep: Option<Sweep> = None;
     let mut figure = None;
-    let mut view = replay::View::default();
-    let mut opened = false;
+    let mut view = replay::Keys::default();
     for (key, value, again) in pairs(link) {
         if again {
             problems.push(repeated(key.clone(), value.clone()));
@@ -248,9 +251,8 @@ pub fn decode(link: &str) -> Decoded {
             continue;
         }
         if VIEW_KEYS.contains(&key.as_str()) {
-            // A bad value keeps the view's default for that key.
-            let _ = view.set(&key, &value).map_err(|e| problems.push(e));
-            opened |= key == "view" && value == "replay";
+            // Kept as given; the view reads them when it opens.
+            view.0.push((key, value));
             continue;
         }
         match apply_pair(&mut scenario, key.clone(), value) {
@@ -295,13 +297,15 @@ pub fn decode(link: &str) -> Decoded {
     if let Some(sweep) = sweep.as_mut() {
         sweep.figure = figure;
     }
-    Decoded { scenario, problems, preset, sweep, replay: opened.then_some(view) }
+    Decoded { scenario, problems, preset, views: Views { sweep, replay: view.open().then_some(view) } }
 }
 
 /// Decodes a share link strictly: the first problem is an error.
+/// Only the scenario's own keys: a view's key is unknown here (the link of
+/// a scenario alone, as [`encode`] writes it).
 pub fn decode_strict(link: &str) -> Result<Scenario, ScenarioError> {
     let mut scenario = Scenario::default();
-    apply_strict(&mut scenario, link)?;
+    apply_link(&mut scenario, link, &|key, value| Scenario::default().set(key, value))?;
     scenario.validate()?;
     Ok(scenario)
 }
@@ -424,7 +428,7 @@ mod tests {
     fn a_sweep_rides_in_the_link_and_runs_ignore_it() {
         let d = decode("#v=1&seed=3&sweep=load=0.5..0.9:0.2");
         assert!(d.problems.is_empty(), "{:?}", d.problems);
-        let sweep = d.sweep.clone().expect("a sweep");
+        let sweep = d.views.sweep.clone().expect("a sweep");
         assert_eq!(
             (sweep.key, sweep.values.clone()),
             ("load", alloc::vec!["0.5".into(), "0.7".into(), "0.9".into()])
@@ -438,7 +442,7 @@ mod tests {
         assert_eq!(s.seed, 3);
         let bad = decode("#v=1&sweep=colour=1..2:1");
         assert_eq!(bad.problems[0].field, "sweep");
-        assert!(bad.sweep.is_none());
+        assert!(bad.views.sweep.is_none());
     }
 
     #[test]
@@ -446,9 +450,10 @@ mod tests {
         let link = "v=1&preset=crash&seed=4&view=replay&pair=round-robin,least-connections&t=12.5&speed=2&window=2000";
         let d = decode(&alloc::format!("#{link}"));
         assert!(d.problems.is_empty(), "{:?}", d.problems);
-        let view = d.replay.clone().expect("the replay view");
+        let (view, errors) = d.views.replay.clone().expect("the replay view").view();
+        assert!(errors.is_empty(), "{errors:?}");
         assert_eq!((view.t_s, view.speed, view.window), (12.5, 2.0, 2000));
-        assert_eq!(encode_link(&d.scenario, d.preset, &d.views()), link, "the round trip is exact");
+        assert_eq!(encode_link(&d.scenario, d.preset, &d.views), link, "the round trip is exact");
         let mut s = Scenario::default();
         apply_strict(&mut s, link).expect("a run takes the view's keys");
         assert_eq!(
@@ -456,11 +461,14 @@ mod tests {
             Scenario { seed: 4, ..preset("crash").expect("a preset").scenario() },
             "and they change nothing"
         );
-        assert!(decode("#v=1&t=3").replay.is_none(), "only view=replay opens it");
-        let bad = decode("#v=1&view=replay&speed=50");
-        assert_eq!((bad.problems[0].field.as_str(), bad.problems[0].value.as_str()), ("speed", "50"));
-        assert_eq!(bad.replay.map(|v| v.speed), Some(1.0), "a bad value keeps its default");
+        assert!(decode("#v=1&t=3").views.replay.is_none(), "only view=replay opens it");
+        let (view, errors) = decode("#v=1&view=replay&speed=50").views.replay.expect("the view").view();
+        assert_eq!((errors[0].field.as_str(), errors[0].value.as_str()), ("speed", "50"));
+        assert_eq!(view.speed, 1.0, "a bad value keeps its default");
+        let (_, errors) = replay::Keys(alloc::vec![("view".into(), "movie".into())]).view();
+        assert_eq!(errors[0].allowed, "replay");
         assert!(apply_strict(&mut Scenario::default(), "v=1&window=0").is_err());
+        assert!(decode_strict("v=1&t=3").is_err(), "a scenario alone has no view keys");
     }
 
     #[test]
@@ -468,13 +476,13 @@ mod tests {
         let link = "v=1&sweep=load=0.5..0.9:0.2&sweep-figure=largest-share";
         let d = decode(&alloc::format!("#{link}"));
         assert!(d.problems.is_empty(), "{:?}", d.problems);
-        let sweep = d.sweep.expect("a sweep");
+        let sweep = d.views.sweep.clone().expect("a sweep");
         assert_eq!(sweep.figure, Some(Figure::LargestShare));
         assert_eq!(encode_link(&d.scenario, None, &Views { sweep: Some(sweep.clone()), replay: None }), link);
         let before = decode("#v=1&sweep-figure=p99&sweep=load=0.5..0.9:0.2");
-        assert_eq!(before.sweep.and_then(|s| s.figure), Some(Figure::P99));
+        assert_eq!(before.views.sweep.and_then(|s| s.figure), Some(Figure::P99));
         let old = decode("#v=1&sweep=load=0.5..0.9:0.2&sweep-figure=busiest-share");
-        assert_eq!(old.sweep.and_then(|s| s.figure), Some(Figure::LargestShare));
+        assert_eq!(old.views.sweep.and_then(|s| s.figure), Some(Figure::LargestShare));
         let bad = decode("#v=1&sweep=load=0.5..0.9:0.2&sweep-figure=mean");
         assert_eq!(
             (bad.problems[0].field.as_str(), bad.problems[0].value.as_str()),

@@ -27,7 +27,6 @@ const THEMES: [&str; 3] = ["light", "dark", "auto"];
 /// become a notice naming each key.
 pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, url::Views) {
     let decoded = url::decode(link);
-    let views = decoded.views();
     let mut scenario = decoded.scenario;
     let mut lines: Vec<String> = decoded
         .problems
@@ -55,7 +54,7 @@ pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, url
             &lines,
         );
     }
-    (scenario, decoded.preset, views)
+    (scenario, decoded.preset, decoded.views)
 }
 
 /// The views the page's links keep: the sweep set up, the replay's keys.

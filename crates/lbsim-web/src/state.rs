@@ -59,7 +59,7 @@ pub struct App {
     pub sweep: SweepState,
     /// The replay view's keys a link gave (`view=replay`), kept in the
     /// links the page writes.
-    pub replay: Option<lbsim_core::replay::View>,
+    pub replay: Option<lbsim_core::replay::Keys>,
     /// A long scenario the reader agreed to run.
     pub confirmed: Option<Scenario>,
     /// Each plot's legend as last drawn, by canvas id (for a saved PNG).

@@ -306,7 +306,7 @@ impl State {
         let i = index as usize;
         let latency = t - workload.requests[i].arrival_ms;
         if self.keep_log {
-            self.answered.push((index, t, ok));
+            self.log_answer(index, t, ok);
         }
         if !ok {
             self.errors += 1;
@@ -331,6 +331,14 @@ impl State {
             self.in_order += 1;
             self.early -= 1;
         }
+    }
+
+    /// Out of line: only a replay keeps the log, and the page's module
+    /// would otherwise carry the push at every place an answer is given.
+    #[cold]
+    #[inline(never)]
+    fn log_answer(&mut self, index: u32, t: f64, ok: bool) {
+        self.answered.push((index, t, ok));
     }
 
     #[inline(always)]
