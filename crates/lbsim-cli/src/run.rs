@@ -228,7 +228,7 @@ pub fn url(args: &UrlArgs) -> Result<(), Failure> {
     let linked = decoded.as_ref().and_then(|d| d.preset);
     let preset = linked.or(args.sources.preset()?);
     // The views a given link opens (the sweep, the replay) stay in it.
-    let views = decoded.map(|d| d.views).unwrap_or_default();
+    let views = decoded.as_ref().map(url::Decoded::views).unwrap_or_default();
     let link = if args.embed {
         url::embed_url(&args.base, &scenario, preset, &views)
     } else {

@@ -71,13 +71,12 @@ fn one_value(scenario: &Scenario) -> Result<Vec<Headline>, ScenarioError> {
 
 pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
     // The flag, else the link's sweep (the page's sweep view shares it).
-    let range =
-        match &args.param {
-            Some(param) => Sweep::parse(param, "param", MAX_VALUES)?,
-            None => args.sources.url.as_deref().and_then(|link| url::decode(link).views.sweep).ok_or_else(
-                || bad("param", "", "NAME=FROM..TO:STEP, or a link (--url) with sweep=NAME=FROM..TO:STEP"),
-            )?,
-        };
+    let range = match &args.param {
+        Some(param) => Sweep::parse(param, "param", MAX_VALUES)?,
+        None => args.sources.url.as_deref().and_then(|link| url::decode(link).sweep).ok_or_else(|| {
+            bad("param", "", "NAME=FROM..TO:STEP, or a link (--url) with sweep=NAME=FROM..TO:STEP")
+        })?,
+    };
     let base = args.sources.unchecked()?;
     let scenarios = range.scenarios(&base)?;
     for note in args.sources.without_effect(&base).into_iter().chain(range.without_effect(&base)) {

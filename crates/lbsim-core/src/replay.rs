@@ -146,7 +146,11 @@ impl Keys {
 
     /// The keys for a link, as given.
     pub fn encode(&self) -> String {
-        self.0.iter().map(|(k, v)| alloc::format!("&{k}={v}")).collect()
+        let mut out = String::new();
+        for (k, v) in &self.0 {
+            out.extend(["&", k, "=", v]);
+        }
+        out
     }
 
     /// The view they set, and one error per bad value (which keeps that

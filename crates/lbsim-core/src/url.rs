@@ -33,7 +33,7 @@ pub fn encode(scenario: &Scenario) -> String {
 /// ([`encode_over`]), then the sweep the reader set up, if any.
 pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, views: &Views) -> String {
     let mut out = encode_over(scenario, base);
-    if let Some(sweep) = &views.sweep {
+    if let Some(sweep) = views.sweep {
         out.push_str("&sweep=");
         out.push_str(&sweep.spec);
         if let Some(figure) = sweep.figure {
@@ -41,7 +41,7 @@ pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, views: &Views) ->
             out.push_str(figure.id());
         }
     }
-    if let Some(keys) = &views.replay {
+    if let Some(keys) = views.replay {
         out.push_str(&keys.encode());
     }
     out
@@ -49,15 +49,12 @@ pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, views: &Views) ->
 
 /// What a link keeps besides the scenario: the views it opens, which
 /// change nothing in a run.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Views {
-    /// The sweep the link asks for (`sweep=NAME=FROM..TO:STEP`, the page's
-    /// sweep view; `lbsim sweep --param` takes the same text, and
-    /// `sweep-figure=` its figure).
-    pub sweep: Option<Sweep>,
-    /// The replay view's keys when the link opens it (`view=replay` and the
-    /// others of [`VIEW_KEYS`]), as given; [`replay::Keys::view`] reads them.
-    pub replay: Option<replay::Keys>,
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Views<'a> {
+    /// The sweep view.
+    pub sweep: Option<&'a Sweep>,
+    /// The replay view's keys.
+    pub replay: Option<&'a replay::Keys>,
 }
 
 /// The fragment for a scenario edited from a preset: `v=1&preset=NAME` and
@@ -106,8 +103,20 @@ pub struct Decoded {
     pub problems: Vec<ScenarioError>,
     /// The preset the link names, which its other keys apply over.
     pub preset: Option<&'static Preset>,
+    /// The sweep the link asks for (`sweep=NAME=FROM..TO:STEP`, the page's
+    /// sweep view; `lbsim sweep --param` takes the same text, and
+    /// `sweep-figure=` its figure).
+    pub sweep: Option<Sweep>,
+    /// The replay view's keys when the link opens it (`view=replay` and the
+    /// others of [`VIEW_KEYS`]), as given; [`replay::Keys::view`] reads them.
+    pub replay: Option<replay::Keys>,
+}
+
+impl Decoded {
     /// The views the link opens, as [`encode_link`] writes them back.
-    pub views: Views,
+    pub fn views(&self) -> Views<'_> {
+        Views { sweep: self.sweep.as_ref(), replay: self.replay.as_ref() }
+    }
 }
 
 /// The most values a link's sweep may have: the page runs them all.
@@ -297,7 +306,7 @@ pub fn decode(link: &str) -> Decoded {
     if let Some(sweep) = sweep.as_mut() {
         sweep.figure = figure;
     }
-    Decoded { scenario, problems, preset, views: Views { sweep, replay: view.open().then_some(view) } }
+    Decoded { scenario, problems, preset, sweep, replay: view.open().then_some(view) }
 }
 
 /// Decodes a share link strictly: the first problem is an error.
@@ -369,7 +378,7 @@ mod tests {
         assert_eq!(embed_plots(None), [Plot::Cdf, Plot::Table]);
         let sweep = Sweep::parse("load=0.5..0.9:0.2", "sweep", MAX_LINK_SWEEP_VALUES).expect("a range");
         assert_eq!(
-            embed_url("x/", &Scenario::default(), None, &Views { sweep: Some(sweep), replay: None }),
+            embed_url("x/", &Scenario::default(), None, &Views { sweep: Some(&sweep), replay: None }),
             "x/?embed=1&plots=cdf,table,sweep#v=1&sweep=load=0.5..0.9:0.2"
         );
     }
@@ -428,13 +437,13 @@ mod tests {
     fn a_sweep_rides_in_the_link_and_runs_ignore_it() {
         let d = decode("#v=1&seed=3&sweep=load=0.5..0.9:0.2");
         assert!(d.problems.is_empty(), "{:?}", d.problems);
-        let sweep = d.views.sweep.clone().expect("a sweep");
+        let sweep = d.sweep.clone().expect("a sweep");
         assert_eq!(
             (sweep.key, sweep.values.clone()),
             ("load", alloc::vec!["0.5".into(), "0.7".into(), "0.9".into()])
         );
         assert_eq!(
-            encode_link(&d.scenario, None, &Views { sweep: Some(sweep.clone()), replay: None }),
+            encode_link(&d.scenario, None, &Views { sweep: Some(&sweep), replay: None }),
             "v=1&seed=3&sweep=load=0.5..0.9:0.2"
         );
         let mut s = Scenario::default();
@@ -442,7 +451,7 @@ mod tests {
         assert_eq!(s.seed, 3);
         let bad = decode("#v=1&sweep=colour=1..2:1");
         assert_eq!(bad.problems[0].field, "sweep");
-        assert!(bad.views.sweep.is_none());
+        assert!(bad.sweep.is_none());
     }
 
     #[test]
@@ -450,10 +459,10 @@ mod tests {
         let link = "v=1&preset=crash&seed=4&view=replay&pair=round-robin,least-connections&t=12.5&speed=2&window=2000";
         let d = decode(&alloc::format!("#{link}"));
         assert!(d.problems.is_empty(), "{:?}", d.problems);
-        let (view, errors) = d.views.replay.clone().expect("the replay view").view();
+        let (view, errors) = d.replay.clone().expect("the replay view").view();
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!((view.t_s, view.speed, view.window), (12.5, 2.0, 2000));
-        assert_eq!(encode_link(&d.scenario, d.preset, &d.views), link, "the round trip is exact");
+        assert_eq!(encode_link(&d.scenario, d.preset, &d.views()), link, "the round trip is exact");
         let mut s = Scenario::default();
         apply_strict(&mut s, link).expect("a run takes the view's keys");
         assert_eq!(
@@ -461,8 +470,8 @@ mod tests {
             Scenario { seed: 4, ..preset("crash").expect("a preset").scenario() },
             "and they change nothing"
         );
-        assert!(decode("#v=1&t=3").views.replay.is_none(), "only view=replay opens it");
-        let (view, errors) = decode("#v=1&view=replay&speed=50").views.replay.expect("the view").view();
+        assert!(decode("#v=1&t=3").replay.is_none(), "only view=replay opens it");
+        let (view, errors) = decode("#v=1&view=replay&speed=50").replay.expect("the view").view();
         assert_eq!((errors[0].field.as_str(), errors[0].value.as_str()), ("speed", "50"));
         assert_eq!(view.speed, 1.0, "a bad value keeps its default");
         let (_, errors) = replay::Keys(alloc::vec![("view".into(), "movie".into())]).view();
@@ -476,13 +485,13 @@ mod tests {
         let link = "v=1&sweep=load=0.5..0.9:0.2&sweep-figure=largest-share";
         let d = decode(&alloc::format!("#{link}"));
         assert!(d.problems.is_empty(), "{:?}", d.problems);
-        let sweep = d.views.sweep.clone().expect("a sweep");
+        let sweep = d.sweep.clone().expect("a sweep");
         assert_eq!(sweep.figure, Some(Figure::LargestShare));
-        assert_eq!(encode_link(&d.scenario, None, &Views { sweep: Some(sweep.clone()), replay: None }), link);
+        assert_eq!(encode_link(&d.scenario, None, &Views { sweep: Some(&sweep), replay: None }), link);
         let before = decode("#v=1&sweep-figure=p99&sweep=load=0.5..0.9:0.2");
-        assert_eq!(before.views.sweep.and_then(|s| s.figure), Some(Figure::P99));
+        assert_eq!(before.sweep.and_then(|s| s.figure), Some(Figure::P99));
         let old = decode("#v=1&sweep=load=0.5..0.9:0.2&sweep-figure=busiest-share");
-        assert_eq!(old.views.sweep.and_then(|s| s.figure), Some(Figure::LargestShare));
+        assert_eq!(old.sweep.and_then(|s| s.figure), Some(Figure::LargestShare));
         let bad = decode("#v=1&sweep=load=0.5..0.9:0.2&sweep-figure=mean");
         assert_eq!(
             (bad.problems[0].field.as_str(), bad.problems[0].value.as_str()),

@@ -90,10 +90,10 @@ pub fn start() {
         let s = p.map(Preset::scenario).unwrap_or_default();
         (Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }, p, None)
     } else {
-        let (s, p, views) = scenario_from_link(&link);
+        let (s, p, sweep, replay) = scenario_from_link(&link);
         let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
-        with(|app| app.replay = views.replay);
-        (s, p, views.sweep)
+        with(|app| app.replay = replay);
+        (s, p, sweep)
     };
     with(|app| {
         app.preset = chosen;

@@ -5,7 +5,9 @@
 use std::cell::Cell;
 
 use lbsim_core::presets::{Plot, Preset};
+use lbsim_core::replay::Keys;
 use lbsim_core::scenario::field_spec;
+use lbsim_core::sweep::Sweep;
 use lbsim_core::{url, Scenario};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -25,7 +27,7 @@ const THEMES: [&str; 3] = ["light", "dark", "auto"];
 
 /// Reads a link's fragment: its scenario and the preset it names; problems
 /// become a notice naming each key.
-pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, url::Views) {
+pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Option<Sweep>, Option<Keys>) {
     let decoded = url::decode(link);
     let mut scenario = decoded.scenario;
     let mut lines: Vec<String> = decoded
@@ -54,12 +56,12 @@ pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, url
             &lines,
         );
     }
-    (scenario, decoded.preset, decoded.views)
+    (scenario, decoded.preset, decoded.sweep, decoded.replay)
 }
 
 /// The views the page's links keep: the sweep set up, the replay's keys.
-fn views(app: &crate::state::App) -> url::Views {
-    url::Views { sweep: app.sweep.spec.clone(), replay: app.replay.clone() }
+fn views(app: &crate::state::App) -> url::Views<'_> {
+    url::Views { sweep: app.sweep.spec.as_ref(), replay: app.replay.as_ref() }
 }
 
 /// The link's fragment (without `#`) for the page's scenario, over the

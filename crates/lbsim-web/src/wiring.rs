@@ -421,10 +421,10 @@ fn follow_link() {
     // As when the page opens: a fragment that is no link (empty, or a
     // part of the page) is the defaults, which are the mixed preset's.
     let link = Some(link).filter(|l| l.contains('=')).unwrap_or_default();
-    let (s, p, views) = scenario_from_link(&link);
+    let (s, p, range, replay) = scenario_from_link(&link);
     let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
-    with(|app| app.replay = views.replay);
-    sweep::from_link(views.sweep);
+    with(|app| app.replay = replay);
+    sweep::from_link(range);
     let same = s == with(|app| app.scenario.clone()) && p == with(|app| app.preset);
     if same {
         // Only the sweep is new: it runs now, over the same scenario.
