@@ -31,6 +31,7 @@ mod flags;
 mod outcome;
 mod progress;
 mod remap;
+mod replay;
 mod run;
 mod sweep;
 mod trace;
@@ -94,6 +95,18 @@ enum Command {
     /// finishes (requests held in flight).
     #[command(allow_hyphen_values = true)]
     Trace(trace::TraceArgs),
+    /// Replay a run's first requests for two rules side by side: the
+    /// counters at given moments (arrived, answered, errors, retries, p99
+    /// so far, in flight and waiting per server), or with --format csv
+    /// every attempt (server, sent, start, done, outcome, retry, cache hit).
+    ///
+    /// The replay is the run of the first --window requests (at most
+    /// 20,000; the attempt log stops at 20,000 attempts, at a whole
+    /// request); a run no longer than the window is replayed whole, and its
+    /// counters at the end are its report's figures. A link's replay keys
+    /// (view=replay, pair=, t=, window=) apply, the flags over them.
+    #[command(allow_hyphen_values = true)]
+    Replay(replay::ReplayArgs),
     /// Print the share link of a scenario, or with --embed the address an
     /// iframe embeds.
     #[command(allow_hyphen_values = true)]
@@ -160,6 +173,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Remap(args) => remap::remap(&args),
         Command::Trace(args) => trace::trace(&args),
+        Command::Replay(args) => replay::replay(&args),
         Command::Url(args) => run::url(&args),
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Config(args) => config::config(&args),

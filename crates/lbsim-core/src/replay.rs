@@ -1,6 +1,6 @@
 //! The replay: what happened to the first requests of a run, attempt by
-//! attempt, and the counters a reader sees at any moment of it (the page's
-//! replay view moves exactly this; it has no animation model of its own).
+//! attempt, and the counters at any moment of it: what a replay view moves
+//! and counts, so that it needs no animation model of its own.
 //!
 //! The window is the run of the scenario's first `window` requests. A
 //! request's fate depends only on what came before it (arrivals are drawn
@@ -132,9 +132,9 @@ impl View {
 }
 
 /// The replay view's keys as a link gave them, in order: the page keeps
-/// them so and reads them when the view opens, so that its first visit
-/// carries no reader of them (a key given twice is a notice, as any key's,
-/// and the later value applies).
+/// them so in the links it writes, and its first visit carries no reader
+/// of them; [`Keys::view`] reads them (a key given twice is a notice, as
+/// any key's, and the later value applies).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Keys(pub Vec<(String, String)>);
 

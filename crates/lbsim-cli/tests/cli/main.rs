@@ -20,6 +20,7 @@ mod remap_hashes_long_keys_whole;
 mod remap_moves_the_expected_share;
 mod remap_streams_its_keys;
 mod remap_takes_the_placement_fields;
+mod replay_ends_on_the_report;
 mod run_formats;
 mod scenario_files_are_read_up_to_a_cap;
 mod sweep_keeps_only_rows;

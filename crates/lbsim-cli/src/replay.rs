@@ -1,0 +1,171 @@
+//! `lbsim replay`: a run's first requests, attempt by attempt, for two
+//! rules side by side: the counters at given moments, or the attempt log.
+
+use std::fmt::Write as _;
+
+use clap::{Args, ValueEnum};
+use lbsim_core::replay::{self, default_pair, Counters, Replay, View};
+use lbsim_core::{url, AlgorithmId, Scenario};
+
+use crate::flags::Sources;
+use crate::outcome::{bad, complain, print, Failure};
+
+/// Output formats of `lbsim replay`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ReplayFormat {
+    /// The counters at each moment, one row per rule.
+    #[default]
+    Table,
+    /// The attempt log: one row per attempt, header first.
+    Csv,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub sources: Sources,
+    /// The two rules side by side, comma-separated; without it, the --url
+    /// link's pair=, else the first two the preset's lesson compares
+    #[arg(long, value_name = "A,B")]
+    pub pair: Option<String>,
+    /// Requests replayed, the run's first (1 to 20000); without it, the
+    /// link's window=, else 5000
+    #[arg(long, value_name = "N")]
+    pub window: Option<String>,
+    /// Moments to count at, in seconds of simulated time, comma-separated;
+    /// without it, the link's t= (when set) and the end of the replay
+    #[arg(long, value_name = "T,...")]
+    pub at: Option<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ReplayFormat,
+}
+
+pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
+    let scenario = args.sources.scenario()?;
+    let decoded = args.sources.url.as_deref().map(url::decode);
+    let preset = decoded.as_ref().and_then(|d| d.preset).or(args.sources.preset()?);
+    // The link's view keys first, the flags over them, each checked as the
+    // link's are.
+    let (mut view, errors) = decoded.and_then(|d| d.replay).unwrap_or_default().view();
+    if let Some(e) = errors.into_iter().next() {
+        return Err(e.into());
+    }
+    for (key, value) in [("pair", &args.pair), ("window", &args.window)] {
+        if let Some(value) = value {
+            view.set(key, value)?;
+        }
+    }
+    let moments = moments(args.at.as_deref(), &view)?;
+    let pair = view.pair.unwrap_or_else(|| default_pair(&scenario, preset));
+    let rules: Vec<AlgorithmId> = if pair[0] == pair[1] { vec![pair[0]] } else { pair.to_vec() };
+    if scenario.requests > view.window {
+        complain(&format!(
+            "the replay is the run of the first {} of {} requests",
+            view.window, scenario.requests
+        ));
+    }
+    let replays: Vec<Replay> =
+        rules.iter().map(|&rule| replay::replay(&scenario, rule, view.window)).collect::<Result<_, _>>()?;
+    let text = match args.format {
+        ReplayFormat::Table => table(&scenario, &replays, &moments),
+        ReplayFormat::Csv => log(&scenario.pool().names, &replays),
+    };
+    print(&text)
+}
+
+/// The moments the flag names (seconds, at or above 0), else the link's
+/// playhead when it has one; `None` stands for the replay's end.
+fn moments(at: Option<&str>, view: &View) -> Result<Vec<Option<f64>>, Failure> {
+    let Some(at) = at else {
+        let playhead = (view.t_s > 0.0).then_some(Some(view.t_s));
+        return Ok(playhead.into_iter().chain([None]).collect());
+    };
+    at.split(',')
+        .map(|t| {
+            // The link's own check of `t=`, so both say the same.
+            let mut one = View::default();
+            one.set("t", t.trim()).map_err(|e| bad("at", at, &e.allowed))?;
+            Ok(Some(one.t_s))
+        })
+        .collect()
+}
+
+/// Per moment, per rule: the counters, and per server what is in flight
+/// (waiting in brackets).
+fn table(scenario: &Scenario, replays: &[Replay], moments: &[Option<f64>]) -> String {
+    let names = scenario.pool().names;
+    let requests = replays.first().map_or(0, |r| r.requests.len());
+    let end = replays.iter().map(Replay::end_ms).fold(0.0, f64::max);
+    let mut out = format!("replay of the first {requests} requests, answered by {:.3} s\n", end / 1000.0);
+    for moment in moments {
+        let t_ms = moment.map_or(end, |t| t * 1000.0);
+        let _ =
+            writeln!(out, "\nat {:.3} s{}", t_ms / 1000.0, if moment.is_none() { " (the end)" } else { "" });
+        let _ = writeln!(
+            out,
+            "{:<18} {:>8} {:>8} {:>6} {:>7} {:>10}  in flight per server (waiting)",
+            "algorithm", "arrived", "answered", "errors", "retries", "p99 ms"
+        );
+        for r in replays {
+            let c: Counters = r.at(t_ms);
+            let p99 = c.p99_ms.map_or_else(|| "-".to_string(), |p| format!("{p:.1}"));
+            let servers: Vec<String> = names
+                .iter()
+                .zip(c.in_flight.iter().zip(&c.queued))
+                .map(
+                    |(n, (busy, waiting))| {
+                        if *waiting > 0 {
+                            format!("{n} {busy} ({waiting})")
+                        } else {
+                            format!("{n} {busy}")
+                        }
+                    },
+                )
+                .collect();
+            let _ = writeln!(
+                out,
+                "{:<18} {:>8} {:>8} {:>6} {:>7} {:>10}  {}",
+                r.algorithm.id(),
+                c.arrived,
+                c.finished,
+                c.errors,
+                c.retries,
+                p99,
+                servers.join(", ")
+            );
+        }
+    }
+    out
+}
+
+/// The attempt log of each rule, in the order attempts were sent.
+fn log(names: &[String], replays: &[Replay]) -> String {
+    let mut out =
+        String::from("algorithm,request,server,arrival_ms,sent_ms,start_ms,done_ms,outcome,retry,hit\n");
+    for r in replays {
+        for a in &r.attempts {
+            let arrival = r.requests.get(a.request as usize).map_or(f64::NAN, |q| q.arrival_ms);
+            let outcome = match a.outcome {
+                lbsim_core::fleet::Outcome::Ok => "ok",
+                lbsim_core::fleet::Outcome::Http500 => "500",
+                lbsim_core::fleet::Outcome::Connection => "connection",
+            };
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{},{},{},{}",
+                r.algorithm.id(),
+                a.request,
+                names.get(a.server as usize).map_or("?", String::as_str),
+                arrival,
+                a.sent_ms,
+                a.start_ms,
+                a.done_ms,
+                outcome,
+                a.retry,
+                a.hit
+            );
+        }
+    }
+    out
+}
