@@ -34,6 +34,21 @@ test("the default page draws every plot and one row per algorithm, without conso
   }
 });
 
+test("a link's replay keys stay in the page's links without a notice and change no number", async () => {
+  const { page, context, errors } = await open(env.browser);
+  const views = "&view=replay&pair=round-robin,least-connections&t=12.5&speed=2&window=2000";
+  await page.goto(env.server.base + `#v=1&seed=3${views}`);
+  await ready(page);
+  assert.equal(await page.locator("#notice").isHidden(), true, "view keys are no unknown keys");
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ seed: 3 })));
+  await page.locator("input[name=slow-share]").fill("0.2");
+  await page.waitForFunction(() => location.hash.includes("slow-share=0.2"));
+  assert.equal(new URL(page.url()).hash, `#v=1&slow-share=0.2&seed=3${views}`, "kept, as given, after the fields");
+  assert.ok((await page.locator("#share-url").inputValue()).endsWith(`&seed=3${views}`));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("every control is a labelled input named after its URL key, showing its range", async () => {
   const { page, context } = await open(env.browser);
   await page.goto(env.server.base);

@@ -107,8 +107,9 @@ pub struct Decoded {
     /// sweep view; `lbsim sweep --param` takes the same text, and
     /// `sweep-figure=` its figure).
     pub sweep: Option<Sweep>,
-    /// The replay view's keys when the link opens it (`view=replay` and the
-    /// others of [`VIEW_KEYS`]), as given; [`replay::Keys::view`] reads them.
+    /// The replay view's keys the link gives ([`VIEW_KEYS`]), as given:
+    /// `view=replay` opens the view ([`replay::Keys::open`]),
+    /// [`replay::Keys::view`] reads them.
     pub replay: Option<replay::Keys>,
 }
 
@@ -260,7 +261,7 @@ pub fn decode(link: &str) -> Decoded {
             continue;
         }
         if VIEW_KEYS.contains(&key.as_str()) {
-            // Kept as given; the view reads them when it opens.
+            // Kept as given, read only by `replay::Keys::view`.
             view.0.push((key, value));
             continue;
         }
@@ -306,7 +307,7 @@ pub fn decode(link: &str) -> Decoded {
     if let Some(sweep) = sweep.as_mut() {
         sweep.figure = figure;
     }
-    Decoded { scenario, problems, preset, sweep, replay: view.open().then_some(view) }
+    Decoded { scenario, problems, preset, sweep, replay: (!view.0.is_empty()).then_some(view) }
 }
 
 /// Decodes a share link strictly: the first problem is an error.
@@ -470,7 +471,9 @@ mod tests {
             Scenario { seed: 4, ..preset("crash").expect("a preset").scenario() },
             "and they change nothing"
         );
-        assert!(decode("#v=1&t=3").replay.is_none(), "only view=replay opens it");
+        let kept = decode("#v=1&t=3").replay.expect("kept as given");
+        assert!(!kept.open(), "only view=replay opens it");
+        assert!(decode("#v=1&seed=3").replay.is_none());
         let (view, errors) = decode("#v=1&view=replay&speed=50").replay.expect("the view").view();
         assert_eq!((errors[0].field.as_str(), errors[0].value.as_str()), ("speed", "50"));
         assert_eq!(view.speed, 1.0, "a bad value keeps its default");
