@@ -91,8 +91,8 @@ fn moments(at: Option<&str>, view: &View) -> Result<Vec<Option<f64>>, Failure> {
         .collect()
 }
 
-/// Per moment, per rule: the counters, and per server what is in flight
-/// (waiting in brackets).
+/// Per moment: the scenario's events by then, and per rule the counters
+/// and per server what is in flight (waiting in brackets).
 fn table(scenario: &Scenario, replays: &[Replay], moments: &[Option<f64>]) -> String {
     let names = scenario.pool().names;
     let requests = replays.first().map_or(0, |r| r.requests.len());
@@ -102,6 +102,11 @@ fn table(scenario: &Scenario, replays: &[Replay], moments: &[Option<f64>]) -> St
         let t_ms = moment.map_or(end, |t| t * 1000.0);
         let _ =
             writeln!(out, "\nat {:.3} s{}", t_ms / 1000.0, if moment.is_none() { " (the end)" } else { "" });
+        let happened: Vec<String> =
+            scenario.events.0.iter().filter(|e| e.at_ms as f64 <= t_ms).map(ToString::to_string).collect();
+        if !happened.is_empty() {
+            let _ = writeln!(out, "events by then: {}", happened.join(", "));
+        }
         let _ = writeln!(
             out,
             "{:<18} {:>8} {:>8} {:>6} {:>7} {:>10}  in flight per server (waiting)",

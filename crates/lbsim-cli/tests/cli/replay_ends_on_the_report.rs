@@ -58,6 +58,10 @@ fn a_links_replay_keys_apply() {
     let table = stdout(&["replay", "--url", link]);
     assert!(table.starts_with("replay of the first 500 requests"), "{table}");
     assert!(table.contains("\nat 5.000 s\n"), "{table}");
+    let crash = stdout(&["replay", "--preset", "crash", "--window", "10000", "--at", "19.999,20"]);
+    let (before, after) = crash.split_once("\nat 20.000 s\n").expect("both moments");
+    assert!(!before.contains("events by then"), "{crash}");
+    assert!(after.starts_with("events by then: 20s:s4:crash\n"), "{crash}");
     assert!(table.lines().any(|l| l.starts_with("maglev")) && table.lines().any(|l| l.starts_with("random")));
     let out = lbsim().args(["replay", "--window", "0"]).output().expect("lbsim runs");
     assert_eq!(out.status.code(), Some(2));
