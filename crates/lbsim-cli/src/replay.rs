@@ -65,8 +65,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
             view.window, scenario.requests
         ));
     }
-    let replays: Vec<Replay> =
-        rules.iter().map(|&rule| replay::replay(&scenario, rule, view.window)).collect::<Result<_, _>>()?;
+    let replays = replay::replays(&scenario, &rules, view.window)?;
     let text = match args.format {
         ReplayFormat::Table => table(&scenario, &replays, &moments),
         ReplayFormat::Csv => log(&scenario.pool().names, &replays),

@@ -246,11 +246,28 @@ pub struct Counters {
 /// (at most [`MAX_WINDOW`]).
 #[cfg(feature = "replay")]
 pub fn replay(scenario: &Scenario, algorithm: AlgorithmId, window: u64) -> Result<Replay, ScenarioError> {
+    Ok(replays(scenario, &[algorithm], window)?.remove(0))
+}
+
+/// The replays of `rules` (in that order) over the scenario's first
+/// `window` requests, drawn once for all of them.
+#[cfg(feature = "replay")]
+pub fn replays(
+    scenario: &Scenario,
+    rules: &[AlgorithmId],
+    window: u64,
+) -> Result<Vec<Replay>, ScenarioError> {
     let requests = scenario.requests.min(window.clamp(1, MAX_WINDOW));
-    let windowed = Scenario { requests, algorithms: alloc::vec![algorithm], ..scenario.clone() };
+    let windowed = Scenario { requests, algorithms: rules.to_vec(), ..scenario.clone() };
     let prepared = Prepared::new(&windowed)?;
-    let (attempts, answered) = prepared.answer_log(algorithm);
-    Ok(Replay::new(algorithm, prepared.scenario().pool().len(), prepared.workload(), &attempts, &answered))
+    let servers = prepared.scenario().pool().len();
+    Ok(rules
+        .iter()
+        .map(|&rule| {
+            let (attempts, answered) = prepared.answer_log(rule);
+            Replay::new(rule, servers, prepared.workload(), &attempts, &answered)
+        })
+        .collect())
 }
 
 #[cfg(feature = "replay")]
