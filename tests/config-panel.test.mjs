@@ -29,7 +29,7 @@ test("a first visit does not fetch the second module; the Config panel does, onc
   await ready(page);
   assert.equal(fetched("lbsim-tools.js") + fetched("lbsim-tools_bg.wasm"), 0, "a first visit carries only the first module");
   await page.locator("#config-panel summary").click();
-  await page.waitForFunction(() => document.getElementById("config-text").textContent.length > 0);
+  await page.waitForFunction(() => document.getElementById("config-text")?.textContent.length > 0);
   assert.equal(fetched("lbsim-tools.js"), 1);
   assert.equal(fetched("lbsim-tools_bg.wasm"), 1);
   const cli = process.env.LBSIM_CLI;
@@ -70,7 +70,7 @@ test("the Config panel reads in light and dark, on desktop and phone (screenshot
       await page.goto(env.server.base + "#v=1&preset=mixed");
       await ready(page);
       await page.evaluate(() => { document.getElementById("config-panel").open = true; });
-      await page.waitForFunction(() => document.getElementById("config-text").textContent.length > 0);
+      await page.waitForFunction(() => document.getElementById("config-text")?.textContent.length > 0);
       const box = await page.$eval("#config-text", (e) => {
         const r = e.getBoundingClientRect();
         const s = getComputedStyle(e);

@@ -93,8 +93,8 @@ const updated = html.replace(/<(link|script)\b[^>]*>/g, (tag) => {
   return tag.replace(integrity[2], hash);
 });
 // The second module's version (its files keep their names, web/boot.js):
-// a hash of both, so a new build is fetched afresh, not from a cache.
-const toolsFiles = ["lbsim-tools.js", "lbsim-tools_bg.wasm"].map((f) => join(dist, f));
+// a hash of its files, so a new build is fetched afresh, not from a cache.
+const toolsFiles = ["lbsim-tools.js", "lbsim-tools_bg.wasm", "replay-worker.js", "replay.css"].map((f) => join(dist, f));
 const missing = toolsFiles.filter((f) => !existsSync(f));
 if (missing.length > 0) {
   console.error(`the second module is missing from ${dist}: ${missing.join(", ")} (index.html's lbsim-tools link)`);

@@ -29,7 +29,8 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "A,B")]
     pub pair: Option<String>,
     /// Requests replayed, the run's first (1 to 20000); without it, the
-    /// link's window=, else 5000
+    /// link's window=, else 5000 or, with events, enough to reach 10 s
+    /// past the last one
     #[arg(long, value_name = "N")]
     pub window: Option<String>,
     /// Moments to count at, in seconds of simulated time, comma-separated;
@@ -59,13 +60,11 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
     let moments = moments(args.at.as_deref(), &view)?;
     let pair = view.pair.unwrap_or_else(|| default_pair(&scenario, preset));
     let rules: Vec<AlgorithmId> = if pair[0] == pair[1] { vec![pair[0]] } else { pair.to_vec() };
-    if scenario.requests > view.window {
-        complain(&format!(
-            "the replay is the run of the first {} of {} requests",
-            view.window, scenario.requests
-        ));
+    let window = view.window_of(&scenario);
+    if scenario.requests > window {
+        complain(&format!("the replay is the run of the first {window} of {} requests", scenario.requests));
     }
-    let replays = replay::replays(&scenario, &rules, view.window)?;
+    let replays = replay::replays(&scenario, &rules, window)?;
     let text = match args.format {
         ReplayFormat::Table => table(&scenario, &replays, &moments),
         ReplayFormat::Csv => log(&scenario.pool().names, &replays),

@@ -48,6 +48,8 @@ pub enum Plot {
     Requests,
     /// The cache hit rate over time (runs with caches).
     Hits,
+    /// Two rules' runs of the first requests, replayed side by side.
+    Replay,
     /// Every rule across a range of one parameter.
     Sweep,
     /// What moves when a server joins or leaves, per hashing scheme.
@@ -56,7 +58,7 @@ pub enum Plot {
 
 impl Plot {
     /// Every view, in the page's order.
-    pub const ALL: [Plot; 9] = [
+    pub const ALL: [Plot; 10] = [
         Plot::Cdf,
         Plot::Table,
         Plot::Hits,
@@ -64,6 +66,7 @@ impl Plot {
         Plot::Queues,
         Plot::Errors,
         Plot::Requests,
+        Plot::Replay,
         Plot::Sweep,
         Plot::Remap,
     ];
@@ -78,6 +81,7 @@ impl Plot {
             Plot::Errors => "errors",
             Plot::Requests => "requests",
             Plot::Hits => "hits",
+            Plot::Replay => "replay",
             Plot::Sweep => "sweep",
             Plot::Remap => "remap",
         }

@@ -34,8 +34,23 @@ pub const MAX_WINDOW: u64 = 20_000;
 /// whose attempts all fit.
 pub const MAX_ATTEMPTS: usize = 20_000;
 
-/// The window when a link names none.
+/// The window when a link names none and the scenario has no events.
 pub const DEFAULT_WINDOW: u64 = 5_000;
+
+/// Seconds of arrivals a window holds after the scenario's last event, so
+/// that what the event does is in view.
+const AFTER_LAST_EVENT_S: f64 = 10.0;
+
+/// The window when a link names none: [`DEFAULT_WINDOW`] requests, or with
+/// events enough to reach [`AFTER_LAST_EVENT_S`] past the last one at the
+/// scenario's arrival rate (a crash at 20 s is in the window), at most
+/// [`MAX_WINDOW`].
+pub fn window_for(scenario: &Scenario) -> u64 {
+    let last_s = scenario.events.0.iter().map(|e| e.at_ms).max().map(|ms| ms as f64 / 1000.0);
+    let wanted = last_s.map_or(0.0, |s| libm::ceil(scenario.rate_per_s() * (s + AFTER_LAST_EVENT_S)));
+    let wanted = if wanted.is_finite() { wanted.min(MAX_WINDOW as f64) as u64 } else { MAX_WINDOW };
+    wanted.clamp(DEFAULT_WINDOW, MAX_WINDOW)
+}
 
 /// The replay view's link keys: the page's view keys, which a run accepts
 /// once they parse and otherwise ignores.
@@ -51,13 +66,14 @@ pub struct View {
     pub t_s: f64,
     /// Simulated seconds a second of playing shows (0.1 to 10).
     pub speed: f64,
-    /// Requests replayed (1 to [`MAX_WINDOW`]).
-    pub window: u64,
+    /// Requests replayed (1 to [`MAX_WINDOW`]); none: [`window_for`] the
+    /// scenario.
+    pub window: Option<u64>,
 }
 
 impl Default for View {
     fn default() -> Self {
-        View { pair: None, t_s: 0.0, speed: 1.0, window: DEFAULT_WINDOW }
+        View { pair: None, t_s: 0.0, speed: 1.0, window: None }
     }
 }
 
@@ -99,15 +115,22 @@ impl View {
             "t" => self.t_s = real(0.0, MAX_T_S)?,
             "speed" => self.speed = real(SPEEDS.0, SPEEDS.1)?,
             "window" => {
-                self.window = value
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|w| (1..=MAX_WINDOW).contains(w))
-                    .ok_or_else(|| bad(alloc::format!("a whole number from 1 to {MAX_WINDOW}")))?;
+                self.window = Some(
+                    value
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|w| (1..=MAX_WINDOW).contains(w))
+                        .ok_or_else(|| bad(alloc::format!("a whole number from 1 to {MAX_WINDOW}")))?,
+                );
             }
             _ => return Err(bad(alloc::format!("one of {}", VIEW_KEYS.join(", ")))),
         }
         Ok(())
+    }
+
+    /// The window it replays of `scenario`.
+    pub fn window_of(&self, scenario: &Scenario) -> u64 {
+        self.window.unwrap_or_else(|| window_for(scenario))
     }
 
     /// The view's keys for a link, `&view=replay` first, then those that
@@ -124,8 +147,8 @@ impl View {
         if self.speed != d.speed {
             out.push_str(&alloc::format!("&speed={}", self.speed));
         }
-        if self.window != d.window {
-            out.push_str(&alloc::format!("&window={}", self.window));
+        if let Some(window) = self.window {
+            out.push_str(&alloc::format!("&window={window}"));
         }
         out
     }

@@ -462,7 +462,7 @@ mod tests {
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         let (view, errors) = d.replay.clone().expect("the replay view").view();
         assert!(errors.is_empty(), "{errors:?}");
-        assert_eq!((view.t_s, view.speed, view.window), (12.5, 2.0, 2000));
+        assert_eq!((view.t_s, view.speed, view.window), (12.5, 2.0, Some(2000)));
         assert_eq!(encode_link(&d.scenario, d.preset, &d.views()), link, "the round trip is exact");
         let mut s = Scenario::default();
         apply_strict(&mut s, link).expect("a run takes the view's keys");

@@ -105,7 +105,7 @@ fn every_preset_embeds_a_plot_its_run_draws() {
             Plot::Errors | Plot::Requests => report.results.iter().all(|r| r.error_series.is_some()),
             Plot::Hits => report.has_caches(),
             Plot::Cdf | Plot::Loads | Plot::Queues | Plot::Remap => true,
-            Plot::Table | Plot::Sweep => false,
+            Plot::Table | Plot::Sweep | Plot::Replay => false,
         };
         assert!(drawn, "{}: its run does not draw {}", p.id, p.plot.id());
     }

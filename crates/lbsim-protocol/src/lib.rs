@@ -14,6 +14,7 @@ extern crate alloc;
 
 pub mod wire;
 
+use lbsim_core::replay::Replay;
 use lbsim_core::{Report, Scenario};
 
 /// Requests simulated per call into the core between clock checks. Small,
@@ -77,5 +78,27 @@ pub enum FromWorker {
         message: String,
         /// Whether the worker is unusable from now on.
         fatal: bool,
+    },
+}
+
+/// The replay's worker to the page (the replay view, `lbsim-tools`): the
+/// replays of a window, each time in full (f64, so the counters the page
+/// takes from them are the core's to the bit), or why there are none. The
+/// page asks with `[id, scenario link, "rule,rule", window]`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FromReplayWorker {
+    /// The window's replays, in the order asked.
+    Done {
+        /// The request this answers (the page keeps only the latest).
+        id: u32,
+        /// One per rule asked.
+        replays: Vec<Replay>,
+    },
+    /// The scenario or the window was rejected.
+    Error {
+        /// The request this answers.
+        id: u32,
+        /// What went wrong, naming the field.
+        message: String,
     },
 }

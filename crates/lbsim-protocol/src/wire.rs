@@ -17,12 +17,14 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use lbsim_core::balancer::AlgorithmId;
+use lbsim_core::fleet::Outcome;
+use lbsim_core::replay::{Attempt, Replay, Request};
 use lbsim_core::report::{
     AlgorithmResult, Distributions, KeyShare, Latencies, Percentiles, Realized, Report, ServerResult, Wait,
 };
 use lbsim_core::{url, Scenario};
 
-use crate::{FromWorker, ToWorker};
+use crate::{FromReplayWorker, FromWorker, ToWorker};
 
 /// Why bytes could not be read back into a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -214,6 +216,9 @@ wire_struct! {
         error_share, error_series, hit_rate, hit_series, makespan_ms, queue_bucket_ms, queue_series,
         cdf, servers,
     }
+    Replay { algorithm, servers, requests, attempts }
+    Request { arrival_ms, slow, answered_ms, ok }
+    Attempt { request, server, sent_ms, start_ms, done_ms, outcome, retry, hit }
 }
 
 /// Each enum's variants: a tag byte, then the variant's fields.
@@ -249,6 +254,15 @@ wire_enum! {
         2 => Done { run_id, report },
         3 => Cancelled { run_id },
         4 => Error { run_id, message, fatal },
+    }
+    FromReplayWorker {
+        0 => Done { id, replays },
+        1 => Error { id, message },
+    }
+    Outcome {
+        0 => Ok,
+        1 => Http500,
+        2 => Connection,
     }
 }
 

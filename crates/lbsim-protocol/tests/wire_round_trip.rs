@@ -114,3 +114,62 @@ proptest! {
         let _ = decode::<FromWorker>(&bytes);
     }
 }
+
+/// A replay travels whole: every attempt reads back as `lbsim replay
+/// --format csv` (the binary, run apart) prints it, each time to the bit
+/// (the CSV writes the shortest text that reads back as the same f64).
+#[test]
+fn a_replay_reads_back_as_the_cli_logs_it() {
+    use lbsim_core::fleet::Outcome;
+    use lbsim_core::presets::preset;
+    use lbsim_core::replay::replays;
+    use lbsim_core::AlgorithmId;
+    use lbsim_protocol::FromReplayWorker;
+    let scenario = preset("crash").expect("a preset").scenario();
+    let pair = [AlgorithmId::RoundRobin, AlgorithmId::LeastConnections];
+    let message =
+        FromReplayWorker::Done { id: 4, replays: replays(&scenario, &pair, 2_000).expect("replays") };
+    let back: FromReplayWorker = decode(&encode(&message)).expect("reads back");
+    assert_eq!(back, message);
+    let FromReplayWorker::Done { replays, .. } = back else { unreachable!() };
+    let names = scenario.pool().names;
+    let mut lines =
+        vec!["algorithm,request,server,arrival_ms,sent_ms,start_ms,done_ms,outcome,retry,hit".to_string()];
+    for r in &replays {
+        for a in &r.attempts {
+            let outcome = match a.outcome {
+                Outcome::Ok => "ok",
+                Outcome::Http500 => "500",
+                Outcome::Connection => "connection",
+            };
+            let arrival = r.requests[a.request as usize].arrival_ms;
+            lines.push(format!(
+                "{},{},{},{arrival},{},{},{},{outcome},{},{}",
+                r.algorithm.id(),
+                a.request,
+                names[a.server as usize],
+                a.sent_ms,
+                a.start_ms,
+                a.done_ms,
+                a.retry,
+                a.hit
+            ));
+        }
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["run", "-q", "-p", "lbsim-cli", "--", "replay", "--preset", "crash", "--window", "2000"])
+        .args(["--pair", "round-robin,least-connections", "--format", "csv"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .expect("cargo runs the CLI");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let printed = String::from_utf8(output.stdout).expect("UTF-8");
+    let printed: Vec<&str> = printed.lines().collect();
+    assert_eq!(printed.len(), lines.len(), "one line per attempt");
+    for (ours, theirs) in lines.iter().zip(&printed) {
+        assert_eq!(ours, theirs);
+    }
+    let error = FromReplayWorker::Error { id: 1, message: "window: 0".into() };
+    assert_eq!(decode::<FromReplayWorker>(&encode(&error)).unwrap(), error);
+}

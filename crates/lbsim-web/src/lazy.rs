@@ -1,6 +1,6 @@
 //! The page's second module (`lbsim-tools`), fetched the first time a
-//! reader opens a panel that needs it: the remapping experiment and the
-//! Config panel. A first visit does not carry their code (SPEC section
+//! reader opens a panel that needs it: the remapping experiment, the
+//! Config panel and the replay. A first visit does not carry their code (SPEC section
 //! 11's budget). `web/boot.js` loads the module once
 //! (`window.lbsimTools()`, a promise of its exports); this asks for it
 //! only when such a panel is open, and calls into it with the page's share
@@ -38,7 +38,7 @@ fn failed(what: &str, error: &JsValue) {
         .as_string()
         .or_else(|| error.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
         .unwrap_or_default();
-    dom::show_notice(&format!("The remapping and Config panels {what}"), &[why]);
+    dom::show_notice(&format!("The remapping, Config and replay panels {what}"), &[why]);
 }
 
 /// Calls `export` of the loaded module `tools` with `args`.
@@ -94,4 +94,16 @@ pub fn config() {
 /// Saves a canvas the second module draws (`remap`) as a PNG.
 pub fn save_png(id: &str) {
     call("save_png", Array::of1(&JsValue::from_str(id)));
+}
+
+/// Shows the replay, if its panel is open, for the page's link with the
+/// replay's keys.
+pub fn replay() {
+    if open("replay-panel") {
+        let link = with(|app| {
+            let views = url::Views { sweep: None, replay: app.replay.as_ref() };
+            url::share_link(&page_base(), &app.scenario, app.preset, &views)
+        });
+        call("replay", Array::of1(&JsValue::from_str(&link)));
+    }
 }

@@ -18,7 +18,8 @@
 //! 2. what the page knows: `state`;
 //! 3. views and workers: `lazy` (the second module, `lbsim-tools`, loaded
 //!    on first use), `view` (drawing), `panels` (what the second module
-//!    draws: remapping, Config), `links` (the URL, sharing, embeds), `pool`
+//!    draws: remapping, Config), `replay` (the replay view, the second
+//!    module's too), `links` (the URL, sharing, embeds), `pool`
 //!    (the workers), `sweep` (the sweep view), `run` (the page's own run);
 //! 4. `wiring` (what each input does), and this file (start).
 //!
@@ -41,6 +42,7 @@ mod palette;
 pub mod panels;
 mod plots;
 mod pool;
+pub mod replay;
 mod run;
 mod state;
 mod sweep;
@@ -57,7 +59,7 @@ use crate::dom::{by_id, now_ms, set_body_data};
 use crate::links::{apply_query, fragment, scenario_from_link};
 use crate::state::with;
 use crate::view::fail;
-use crate::wiring::{show_applied, show_lesson, wire};
+use crate::wiring::{open_replay, show_applied, show_lesson, wire};
 
 /// The glossary's list of rules, from the core's registry: what each does
 /// and whose implementation it follows, readable by keyboard and touch
@@ -116,6 +118,7 @@ pub fn start() {
         }
     }
     wire();
+    open_replay();
     sweep::from_link(sweep);
     apply_query(chosen);
     show_lesson(chosen);

@@ -7,11 +7,13 @@
 //! first module never names this one, so its code is not in the first
 //! visit's.
 
+use std::cell::RefCell;
+
 use lbsim_core::config::{self, Balancer, Key, Request};
 use lbsim_core::{url, AlgorithmId};
-use web_sys::{HtmlDetailsElement, HtmlInputElement, HtmlSelectElement};
+use web_sys::{Element, HtmlDetailsElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::dom::{by_id, document, set_text};
+use crate::dom::{self, by_id, document, on_id, set_text};
 use crate::state::look;
 use crate::view;
 
@@ -25,6 +27,47 @@ pub fn save_png(id: &str) {
     view::save_png(id);
 }
 
+/// The Config panel's controls and text (a constant: nothing of a link's
+/// is ever parsed as HTML), built when it first opens, so that a first
+/// visit carries neither them nor their wiring.
+const CONFIG_PANEL: &str = r#"<div class="plot-tools">
+<label>for <select id="config-for"><option value="nginx">NGINX 1.22</option><option value="haproxy">HAProxy 2.6</option><option value="envoy">Envoy</option></select></label>
+<label>rule <select id="config-rule"></select></label>
+<label><input type="checkbox" id="config-full"> whole config</label>
+<button type="button" id="config-copy">Copy</button>
+<span id="config-status" role="status"></span>
+</div>
+<pre id="config-text" class="config" tabindex="0" aria-label="The configuration"></pre>
+<p class="note">The hash key is the query argument <code>user</code>; what the balancer cannot express is a comment. NGINX's and HAProxy's pass <code>nginx -t</code> and <code>haproxy -c</code>, and route as lbsim predicts (held to the real programs in the tests); Envoy's is not run here. The same from the command line: <code id="config-cli"></code></p>"#;
+
+thread_local! {
+    /// The link the Config panel was last written for: its controls write
+    /// it again for the reader's pick.
+    static CONFIG_LINK: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+fn rewrite_config() {
+    let link = CONFIG_LINK.with(|l| l.borrow().clone());
+    config(&link);
+}
+
+/// Builds the Config panel's controls, once.
+fn build_config() {
+    let Some(root) = by_id::<Element>("config") else { return };
+    if by_id::<Element>("config-text").is_some() {
+        return;
+    }
+    root.set_inner_html(CONFIG_PANEL);
+    for id in ["config-for", "config-rule", "config-full"] {
+        on_id(id, "input", |_| rewrite_config());
+    }
+    on_id("config-copy", "click", |_| {
+        let text = by_id::<Element>("config-text").and_then(|t| t.text_content()).unwrap_or_default();
+        dom::copy(&text);
+        set_text("config-status", "Copied.");
+    });
+}
+
 /// Writes the Config panel for the scenario of `link`, if it is open: the
 /// rule list follows the scenario's rules (keeping the reader's pick while
 /// it is one of them), then the config and the command that prints the
@@ -33,6 +76,8 @@ pub fn config(link: &str) {
     if !by_id::<HtmlDetailsElement>("config-panel").is_some_and(|d| d.open()) {
         return;
     }
+    CONFIG_LINK.with(|l| *l.borrow_mut() = link.to_string());
+    build_config();
     let (Some(balancer_select), Some(rule_select)) =
         (by_id::<HtmlSelectElement>("config-for"), by_id::<HtmlSelectElement>("config-rule"))
     else {

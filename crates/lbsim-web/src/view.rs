@@ -139,6 +139,7 @@ pub fn show_report(report: &Report, what: Redraw) {
     if what.remapping {
         lazy::remapping(false);
         lazy::config();
+        lazy::replay();
     }
     if !problems.is_empty() {
         show_notice("A plot could not be drawn", &problems);
@@ -232,6 +233,7 @@ pub fn redraw(what: Redraw) {
     } else if what.remapping {
         lazy::remapping(true);
         lazy::config();
+        lazy::replay();
     }
 }
 

@@ -336,14 +336,20 @@ fn wire_results() {
     if let Some(panel) = by_id::<Element>("config-panel") {
         on(&panel, "toggle", |_| lazy::config());
     }
-    for id in ["config-for", "config-rule", "config-full"] {
-        on_id(id, "input", |_| lazy::config());
+    if let Some(panel) = by_id::<Element>("replay-panel") {
+        on(&panel, "toggle", |_| lazy::replay());
+        // The replay (the second module's) says its keys here; the links
+        // keep them.
+        on(&panel, "lbsim-keys", |e| {
+            let keys =
+                dom::target::<Element>(&e).and_then(|p| p.get_attribute("data-keys")).unwrap_or_default();
+            // The view's own keys, well formed (not a link's, so not decoded as one).
+            let pairs = keys.split('&').filter_map(|kv| kv.split_once('='));
+            let keys = pairs.map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            with(|app| app.replay = Some(lbsim_core::replay::Keys(keys)));
+            schedule_url();
+        });
     }
-    on_id("config-copy", "click", |_| {
-        let text = by_id::<Element>("config-text").and_then(|t| t.text_content()).unwrap_or_default();
-        dom::copy(&text);
-        set_text("config-status", "Copied.");
-    });
 }
 
 fn wire_sharing() {
@@ -424,6 +430,7 @@ fn follow_link() {
     let (s, p, range, replay) = scenario_from_link(&link);
     let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
     with(|app| app.replay = replay);
+    open_replay();
     sweep::from_link(range);
     let same = s == with(|app| app.scenario.clone()) && p == with(|app| app.preset);
     if same {
@@ -451,6 +458,16 @@ fn run_done(purpose: Purpose, run_id: u32, report: Report) {
     match purpose {
         Purpose::Main => run::drawn(run_id, report),
         Purpose::Sweep => sweep::value_done(run_id, &report),
+    }
+}
+
+/// Opens the replay's panel when the link's keys ask for it
+/// (`view=replay`).
+pub fn open_replay() {
+    if with(|app| app.replay.as_ref().is_some_and(|k| k.open())) {
+        if let Some(panel) = by_id::<HtmlDetailsElement>("replay-panel") {
+            panel.set_open(true);
+        }
     }
 }
 

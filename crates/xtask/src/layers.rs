@@ -79,7 +79,7 @@ const LAYERS: &[Layers] = &[
             // What the page knows, as plain data.
             &["state"],
             // Views and workers.
-            &["lazy", "view", "panels", "links", "pool", "sweep", "run"],
+            &["lazy", "view", "panels", "replay", "links", "pool", "sweep", "run"],
             // What each input does, and the start.
             &["wiring"],
             &["crate"],
