@@ -248,6 +248,8 @@ test("a first visit fetches nothing of the replay; an embed of the moment shows 
   assert.deepEqual(shownParts, ["replay"]);
   const height = await page.evaluate(() => document.body.getBoundingClientRect().height);
   assert.ok(height < 1400, `the embed is ${height} px tall`);
+  mkdirSync(OUTPUT, { recursive: true });
+  await page.screenshot({ path: join(OUTPUT, "embed-replay-600-light.png"), fullPage: true });
   await context.close();
 });
 
@@ -272,4 +274,18 @@ test("the replay reads in light and dark, on desktop and phone (screenshots)", a
       await context.close();
     }
   }
+  // A short sequence while it plays through the crash.
+  const { page, context } = await open(env.browser, { width: 1280, height: 900, deviceScaleFactor: 1 });
+  await page.goto(`${env.server.base}#v=1&preset=crash&view=replay&t=19.6`);
+  await ready(page);
+  await replayReady(page);
+  const panel = page.locator("#replay-panel");
+  await panel.scrollIntoViewIfNeeded();
+  await page.focus("#replay-view");
+  await page.keyboard.press(" ");
+  for (let i = 1; i <= 3; i++) {
+    await page.waitForTimeout(500);
+    await panel.screenshot({ path: join(OUTPUT, `replay-playing-${i}.png`) });
+  }
+  await context.close();
 });

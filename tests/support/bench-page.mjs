@@ -3,7 +3,8 @@
 // redrawn plots for the default scenario (median of 20, after 5 to warm
 // up), a 1M run, navigation to the first plot and to ready (median of 5
 // fresh loads, phone viewport, full CPU and 4x throttled), and the bytes a
-// first visit transfers, gzipped.
+// first visit transfers, gzipped; and the replay view playing a
+// 20,000-attempt window: frame times and input to the next frame.
 // Run by `cargo xtask bench page` (or `node tests/support/bench-page.mjs`
 // after `cargo xtask build`).
 import { execSync } from "node:child_process";
@@ -43,6 +44,52 @@ async function toFirstPlot(browser, base, hash, rate) {
     await context.close();
   }
   return loads;
+}
+
+const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+
+// The replay view playing `hash` (a 20,000-attempt window) for `seconds`:
+// the interval between frames while it plays (the view logs each frame it
+// draws in `window.lbsimReplayFrames`, [start, end, playing] on the page's
+// clock), each frame's own drawing time, and input to frame: from a key's
+// event to the next frame the browser renders after the
+// view's handler has drawn (a requestAnimationFrame callback queued by a
+// listener that runs after the view's), for Space to play and to pause;
+// `rate` throttles the page's thread as for the first plot.
+async function replayFrames(browser, base, hash, seconds, { scale, width, height, rate }) {
+  const { page, context } = await open(browser, { deviceScaleFactor: scale, width, height });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Emulation.setCPUThrottlingRate", { rate });
+  await page.goto(base + hash);
+  await ready(page, 120000);
+  await page.waitForFunction(() => document.getElementById("replay-view")?.dataset.state === "ready", null, { timeout: 120000 });
+  await page.locator("#replay-panel").scrollIntoViewIfNeeded();
+  await page.evaluate(() => {
+    window.lbsimReplayFrames = [];
+    window.inputToFrame = [];
+    window.addEventListener("keydown", (e) => {
+      const at = e.timeStamp;
+      requestAnimationFrame(() => window.inputToFrame.push(performance.now() - at));
+    });
+  });
+  const inputs = [];
+  const intervals = [];
+  const draws = [];
+  for (let round = 0; round < 3; round++) {
+    await page.evaluate(() => { window.lbsimReplayFrames.length = 0; });
+    await page.focus("#replay-view");
+    await page.keyboard.press(" ");
+    await page.waitForTimeout(seconds * 1000);
+    await page.keyboard.press(" ");
+    await page.waitForTimeout(200);
+    const frames = await page.evaluate(() => window.lbsimReplayFrames.filter((f) => f[2]));
+    for (let i = 1; i < frames.length; i++) intervals.push(frames[i][0] - frames[i - 1][0]);
+    draws.push(...frames.map((f) => f[1] - f[0]));
+  }
+  inputs.push(...(await page.evaluate(() => window.inputToFrame)));
+  const attempts = await page.evaluate(() => document.getElementById("replay-view").dataset.attempts);
+  await context.close();
+  return { intervals, draws, inputs, attempts };
 }
 
 const server = await serve();
@@ -120,6 +167,13 @@ try {
       arrivals.push({ what, rate, goal, times: await toFirstPlot(browser, server.base, hash, rate) });
     }
   }
+  const replays = [];
+  const desktop = { scale: 2, width: 1280, height: 900, rate: 1 };
+  const phone = { scale: 3, width: 390, height: 844, rate: 4 };
+  for (const [speed, where] of [[1, desktop], [10, desktop], [10, phone]]) {
+    const hash = `#v=1&preset=mixed&view=replay&pair=round-robin,least-connections&window=20000&speed=${speed}`;
+    replays.push({ speed, where, ...(await replayFrames(browser, server.base, hash, 4, where)) });
+  }
   const total = bytes.reduce((s, e) => s + e.bytes, 0);
   console.log("page (default scenario, 11 algorithms, 20,000 requests, headless Chromium)");
   console.log(`  input change to redrawn plots: median ${median(changes).toFixed(1)} ms of ${changes.length} after ${WARMUP} to warm up (min ${Math.min(...changes).toFixed(1)}, max ${Math.max(...changes).toFixed(1)}); budget 50 ms`);
@@ -136,6 +190,9 @@ try {
     console.log(`  navigation to ready (every plot drawn), ${a.what}, phone viewport, CPU ${a.rate}x: median ${median(readies).toFixed(0)} ms of ${readies.length} (${readies.map((t) => t.toFixed(0)).join(", ")}); ${goal}`);
     const at = (n) => median(a.times.map((t) => t[n])).toFixed(0);
     console.log(`    medians: page's wasm running ${at("start")} ms, page built ${at("built")}, first worker's ready seen ${at("worker-ready")}, first plot (the latency distribution) ${at("first-plot")}, ready ${at("ready")}`);
+  }
+  for (const r of replays) {
+    console.log(`  replay playing, mixed, window of 20,000 requests (${r.attempts} attempts a rule, two rules), ${r.speed}x, ${r.where.width}x${r.where.height} at pixel ratio ${r.where.scale}, CPU ${r.where.rate}x: frame interval median ${median(r.intervals).toFixed(1)} ms, p95 ${percentile(r.intervals, 0.95).toFixed(1)} ms of ${r.intervals.length} (targets 17 and 33); drawing a frame median ${median(r.draws).toFixed(1)} ms, p95 ${percentile(r.draws, 0.95).toFixed(1)}; input to frame (Space) median ${median(r.inputs).toFixed(1)} ms, max ${Math.max(...r.inputs).toFixed(1)} of ${r.inputs.length} (target 50)`);
   }
   console.log(`  bytes transferred, gzipped:    ${(total / 1024).toFixed(2)} KiB in ${bytes.length} files; budget 250 KiB`);
   for (const e of bytes.sort((a, b) => b.bytes - a.bytes)) console.log(`    ${(e.bytes / 1024).toFixed(1).padStart(7)} KiB  ${e.path}`);

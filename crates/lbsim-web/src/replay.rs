@@ -88,6 +88,9 @@ struct Player {
     /// The link's playhead, applied when the first replay arrives.
     start_ms: Option<f64>,
     reduced_motion: bool,
+    /// Each canvas's CSS size, read when the view is laid out: reading it
+    /// while drawing would lay the page out again every frame.
+    sizes: [(f64, f64); 2],
 }
 
 /// What a frame is drawn from, the same for both sides.
@@ -100,6 +103,7 @@ struct Frame<'a> {
     glide: f64,
     scale: f64,
     theme: Theme,
+    sizes: [(f64, f64); 2],
 }
 
 /// How a dot looks: a square for a slow request, hollow for a cache hit,
@@ -158,6 +162,7 @@ pub fn show(link: &str) {
                 worker: None,
                 start_ms: Some(view.t_s * 1000.0),
                 reduced_motion,
+                sizes: [(0.0, 0.0); 2],
             })
         });
         if !errors.is_empty() {
@@ -254,7 +259,11 @@ fn arrived(data: &JsValue) {
             if with_player(|p| p.asked != id).unwrap_or(true) {
                 return;
             }
+            let attempts = replays.first().map_or(0, |r| r.attempts.len());
             with_player(|p| load(p, replays));
+            if let Some(view) = by_id::<Element>("replay-view") {
+                let _ = view.set_attribute("data-attempts", &attempts.to_string());
+            }
             layout();
             set_state("ready");
             draw();
@@ -579,16 +588,34 @@ fn show_choices() {
 
 /// The canvases' heights (one row per server) and the scrubber's range.
 fn layout() {
-    let Some((servers, end)) = with_player(|p| (p.names.len(), p.end_ms)) else { return };
-    for i in 0..2 {
+    let Some((servers, end, pair)) = with_player(|p| (p.names.len(), p.end_ms, p.pair)) else { return };
+    for (i, rule) in pair.iter().enumerate() {
         if let Some(c) = by_id::<HtmlElement>(&format!("replay-canvas-{i}")) {
             let height = TOP + ROW * servers as f64 + 6.0;
             let _ = c.style().set_property("height", &format!("{height}px"));
+            let _ = c.set_attribute(
+                "aria-label",
+                &format!(
+                    "{}: each server's slots and queue at the playhead; the counters under it and the status \
+                     line say the same in text",
+                    rule.id()
+                ),
+            );
+        }
+        set_text(&format!("replay-title-{i}"), rule.id());
+        if let Some(title) = by_id::<HtmlElement>(&format!("replay-title-{i}")) {
+            let _ = title.style().set_property("border-color", &crate::palette::css(*rule));
         }
     }
     if let Some(scrub) = by_id::<HtmlInputElement>("replay-scrub") {
         let _ = scrub.set_attribute("max", &end.to_string());
     }
+    let size = |i: usize| {
+        by_id::<HtmlElement>(&format!("replay-canvas-{i}"))
+            .map_or((0.0, 0.0), |c| (f64::from(c.client_width()), f64::from(c.client_height())))
+    };
+    let sizes = [size(0), size(1)];
+    with_player(|p| p.sizes = sizes);
 }
 
 fn pause(p: &mut Player) {
@@ -613,6 +640,8 @@ fn toggle() {
     });
     draw();
     if playing == Some(true) {
+        let speed = with_player(|p| p.speed).unwrap_or(1.0);
+        status(&format!("Playing at {speed}x; space pauses."));
         request_frame();
     } else {
         say_where();
@@ -773,31 +802,31 @@ fn draw() {
             glide,
             scale: look.scale,
             theme: look.theme,
+            sizes: p.sizes,
         };
         for (i, side) in p.sides.iter_mut().enumerate() {
             let counters = side.replay.at(frame.t);
             draw_side(i, side, &counters, &frame);
             show_counters(i, side, &counters);
         }
-        (p.t_ms, p.end_ms, p.playing, p.pair)
+        (p.t_ms, p.end_ms, p.playing)
     }) else {
         return;
     };
-    let (t, end, playing, pair) = state;
+    let (t, end, playing) = state;
     set_text("replay-clock", &format!("{} of {}", seconds(t), seconds(end)));
     if let Some(scrub) = by_id::<HtmlInputElement>("replay-scrub") {
         scrub.set_value_as_number(t);
     }
-    set_text("replay-play", if playing { "Pause" } else { "Play" });
+    let label = if playing { "Pause" } else { "Play" };
+    if let Some(button) =
+        by_id::<Element>("replay-play").filter(|b| b.text_content().as_deref() != Some(label))
+    {
+        button.set_text_content(Some(label));
+    }
     if let Some(view) = by_id::<Element>("replay-view") {
         let _ = view.set_attribute("data-t-ms", &t.to_string());
         let _ = view.set_attribute("data-playing", if playing { "1" } else { "0" });
-    }
-    for (i, rule) in pair.iter().enumerate() {
-        set_text(&format!("replay-title-{i}"), rule.id());
-        if let Some(title) = by_id::<HtmlElement>(&format!("replay-title-{i}")) {
-            let _ = title.style().set_property("border-color", &crate::palette::css(*rule));
-        }
     }
     // The page benchmark's frame log (tests/support/bench-page.mjs), when it set one.
     if let Ok(log) = Reflect::get(&window(), &JsValue::from_str("lbsimReplayFrames")) {
@@ -839,50 +868,84 @@ fn show_counters(i: usize, side: &mut Side, c: &Counters) {
     side.shown = text;
 }
 
-/// A dot: a circle (quick) or a square (slow), hollow when its server's
-/// cache held the user, ringed when it is a retry.
-fn dot(ctx: &CanvasRenderingContext2d, (x, y): (f64, f64), mark: &Mark, fill: &str, fg: &str) {
-    let r = 3.2;
-    ctx.begin_path();
-    if mark.slow {
-        ctx.rect(x - r, y - r, 2.0 * r, 2.0 * r);
-    } else {
-        let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
+/// Opacities a leaving dot fades through, in steps, so that dots of one
+/// look are one path: a canvas fills one path of many dots far faster than
+/// many paths (on a throttled phone the frame is the canvas's to fill).
+const FADES: usize = 4;
+
+/// A frame's dots, gathered by look and drawn a path per look.
+#[derive(Default)]
+struct Dots {
+    /// By `slow + 2 hollow + 4 fade step`.
+    looks: [Vec<(f64, f64)>; 4 * FADES],
+    rings: Vec<(f64, f64)>,
+    crosses: Vec<(f64, f64)>,
+}
+
+impl Dots {
+    /// A dot at `(x, y)`, `fade` from 0 (solid) to 1 (gone).
+    fn add(&mut self, at: (f64, f64), mark: &Mark, fade: f64) {
+        let step = ((fade * FADES as f64) as usize).min(FADES - 1);
+        self.looks[usize::from(mark.slow) + 2 * usize::from(mark.hollow) + 4 * step].push(at);
+        if mark.ring && step == 0 {
+            self.rings.push(at);
+        }
     }
-    if mark.hollow {
+
+    /// Draws them: a circle for a quick request, a square for a slow one,
+    /// hollow when its server's cache held the user, ringed for a retry,
+    /// a cross for an error leaving.
+    fn draw(&self, ctx: &CanvasRenderingContext2d, fill: &str, fg: &str, bad: &str) {
+        let r = 3.2;
+        ctx.set_fill_style_str(fill);
         ctx.set_stroke_style_str(fill);
         ctx.set_line_width(1.5);
-        ctx.stroke();
-    } else {
-        ctx.set_fill_style_str(fill);
-        ctx.fill();
-    }
-    if mark.ring {
+        for (i, dots) in self.looks.iter().enumerate().filter(|(_, d)| !d.is_empty()) {
+            let (slow, hollow, step) = (i % 2 == 1, (i / 2) % 2 == 1, i / 4);
+            ctx.set_global_alpha(1.0 - step as f64 / FADES as f64);
+            ctx.begin_path();
+            for &(x, y) in dots {
+                if slow {
+                    ctx.rect(x - r, y - r, 2.0 * r, 2.0 * r);
+                } else {
+                    ctx.move_to(x + r, y);
+                    let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
+                }
+            }
+            if hollow {
+                ctx.stroke();
+            } else {
+                ctx.fill();
+            }
+        }
+        ctx.set_global_alpha(1.0);
         ctx.begin_path();
-        let _ = ctx.arc(x, y, r + 2.0, 0.0, std::f64::consts::TAU);
+        for &(x, y) in &self.rings {
+            ctx.move_to(x + r + 2.0, y);
+            let _ = ctx.arc(x, y, r + 2.0, 0.0, std::f64::consts::TAU);
+        }
         ctx.set_stroke_style_str(fg);
         ctx.set_line_width(1.0);
         ctx.stroke();
+        let c = 3.5;
+        ctx.begin_path();
+        for &(x, y) in &self.crosses {
+            ctx.move_to(x - c, y - c);
+            ctx.line_to(x + c, y + c);
+            ctx.move_to(x + c, y - c);
+            ctx.line_to(x - c, y + c);
+        }
+        ctx.set_stroke_style_str(bad);
+        ctx.set_line_width(2.0);
+        ctx.stroke();
     }
-}
-
-fn cross(ctx: &CanvasRenderingContext2d, x: f64, y: f64, colour: &str) {
-    let r = 3.5;
-    ctx.begin_path();
-    ctx.move_to(x - r, y - r);
-    ctx.line_to(x + r, y + r);
-    ctx.move_to(x + r, y - r);
-    ctx.line_to(x - r, y + r);
-    ctx.set_stroke_style_str(colour);
-    ctx.set_line_width(2.0);
-    ctx.stroke();
 }
 
 /// Draws one rule's side at the playhead.
 fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
-    let Frame { scenario, names, t, end, glide, scale, theme } = *frame;
+    let Frame { scenario, names, t, end, glide, scale, theme, sizes } = *frame;
     let Some(canvas) = by_id::<HtmlCanvasElement>(&format!("replay-canvas-{i}")) else { return };
-    let (w, h) = (f64::from(canvas.client_width()), f64::from(canvas.client_height()));
+    let (w, h) = sizes[i];
     if w <= 0.0 || h <= 0.0 {
         return;
     }
@@ -984,6 +1047,7 @@ fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
     // The requests in flight at `t`, and those leaving (while gliding).
     let fill = crate::palette::css(replay.algorithm);
     let mut waiting = vec![0usize; servers];
+    let mut dots = Dots::default();
     for (a, &slot) in replay.attempts.iter().zip(&side.slot) {
         if a.sent_ms > t {
             continue;
@@ -1002,11 +1066,9 @@ fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
                 let f = (t - a.done_ms) / glide;
                 let x = slot_x + (counts_x - slot_x) * f;
                 if a.outcome == Outcome::Ok {
-                    ctx.set_global_alpha(1.0 - f);
-                    dot(&ctx, (x, y), &mark, &fill, &fg);
-                    ctx.set_global_alpha(1.0);
+                    dots.add((x, y), &mark, f);
                 } else {
-                    cross(&ctx, x, y, &bad);
+                    dots.crosses.push((x, y));
                 }
             }
             continue;
@@ -1027,8 +1089,9 @@ fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
         } else {
             target
         };
-        dot(&ctx, (x, y), &mark, &fill, &fg);
+        dots.add((x, y), &mark, 0.0);
     }
+    dots.draw(&ctx, &fill, &fg, &bad);
     // More waiting than the row shows: say how many.
     ctx.set_fill_style_str(&fg);
     for (s, &n) in waiting.iter().enumerate() {
@@ -1036,12 +1099,4 @@ fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
             let _ = ctx.fill_text(&format!("+{}", n - room), queue_x + STEP * room as f64 + 2.0, row_y(s));
         }
     }
-    let _ = canvas.set_attribute(
-        "aria-label",
-        &format!(
-            "{}: each server's slots and queue at {}; the counters under it and the status line say the same in text",
-            replay.algorithm.id(),
-            seconds(t)
-        ),
-    );
 }
