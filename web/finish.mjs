@@ -94,10 +94,10 @@ const updated = html.replace(/<(link|script)\b[^>]*>/g, (tag) => {
 });
 // The second module's version (its files keep their names, web/boot.js):
 // a hash of its files, so a new build is fetched afresh, not from a cache.
-const toolsFiles = ["lbsim-tools.js", "lbsim-tools_bg.wasm", "replay-worker.js", "replay.css"].map((f) => join(dist, f));
+const toolsFiles = ["lbsim-tools.js", "lbsim-tools_bg.wasm", "lbsim-replay.js", "lbsim-replay_bg.wasm", "replay-worker.js", "replay.css"].map((f) => join(dist, f));
 const missing = toolsFiles.filter((f) => !existsSync(f));
 if (missing.length > 0) {
-  console.error(`the second module is missing from ${dist}: ${missing.join(", ")} (index.html's lbsim-tools link)`);
+  console.error(`the modules fetched on first use are missing from ${dist}: ${missing.join(", ")} (index.html's lbsim-tools and lbsim-replay links, its copy-file links)`);
   process.exit(1);
 }
 const version = createHash("sha256");

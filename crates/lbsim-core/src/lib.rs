@@ -53,7 +53,7 @@ pub mod report;
 mod rng;
 pub mod scenario;
 mod server;
-mod sort;
+pub mod sort;
 pub mod sweep;
 pub mod theory;
 pub mod trace;

@@ -298,10 +298,13 @@ fn load(p: &mut Player, replays: Vec<Replay>) {
             Side { replay, slot, shown: String::new() }
         })
         .collect();
-    moments.retain(|t| t.is_finite());
-    moments.sort_by(f64::total_cmp);
-    moments.dedup();
-    p.moments = moments;
+    // Times are finite and not negative, so their bits sort as they do
+    // (the core's one sort, which this module shares: no second one in it).
+    let mut keys: Vec<(u64, u32)> =
+        moments.iter().filter(|t| t.is_finite()).map(|t| (t.to_bits(), 0)).collect();
+    lbsim_core::sort::by_key(&mut keys);
+    keys.dedup();
+    p.moments = keys.into_iter().map(|(bits, _)| f64::from_bits(bits)).collect();
     p.end_ms = p.sides.iter().map(|s| s.replay.end_ms()).fold(0.0, f64::max);
     let t = p.start_ms.take().unwrap_or(p.t_ms);
     p.t_ms = t.clamp(0.0, p.end_ms);
@@ -311,11 +314,13 @@ fn load(p: &mut Player, replays: Vec<Replay>) {
 /// started (a server's slots serve in parallel, its queue in order), so a
 /// dot keeps its place while it is served.
 fn slots(replay: &Replay) -> Vec<u32> {
-    let mut order: Vec<usize> = (0..replay.attempts.len()).collect();
-    order.sort_by(|&a, &b| replay.attempts[a].start_ms.total_cmp(&replay.attempts[b].start_ms));
+    let mut order: Vec<(u64, u32)> =
+        replay.attempts.iter().enumerate().map(|(i, a)| (a.start_ms.to_bits(), i as u32)).collect();
+    lbsim_core::sort::by_key(&mut order);
     let mut free_at: Vec<Vec<f64>> = vec![Vec::new(); replay.servers as usize];
     let mut slot = vec![0; replay.attempts.len()];
-    for i in order {
+    for (_, i) in order {
+        let i = i as usize;
         let a = &replay.attempts[i];
         let Some(free) = free_at.get_mut(a.server as usize) else { continue };
         let k = free.iter().position(|&f| f <= a.start_ms).unwrap_or(free.len());
@@ -566,8 +571,7 @@ fn show_choices() {
     if let Some(select) = by_id::<HtmlSelectElement>("replay-speed") {
         let mut speeds: Vec<f64> = SPEEDS.to_vec();
         if !speeds.contains(&speed) {
-            speeds.push(speed);
-            speeds.sort_by(f64::total_cmp);
+            speeds.insert(speeds.partition_point(|&s| s < speed), speed);
         }
         let listed: Vec<String> = (0..select.length())
             .filter_map(|i| select.item(i))
