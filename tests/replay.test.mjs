@@ -1,4 +1,4 @@
-// The replay view (crates/lbsim-web/src/replay.rs, the second module), in
+// The replay view (crates/lbsim-web/src/replay.rs, in the lbsim-replay module), in
 // headless Chromium against dist/: for each fleet preset and mixed, a
 // replay link plays and pauses, and the counters beside each rule equal
 // what the attempt log says at the paused moment, counted here from
@@ -239,11 +239,13 @@ test("a first visit fetches nothing of the replay; an embed of the moment shows 
   env.server.log.length = 0;
   await page.goto(`${env.server.base}#v=1&preset=crash`);
   await ready(page);
-  assert.equal(fetched("replay-worker.js") + fetched("replay.css") + fetched("lbsim-tools_bg.wasm"), 0);
+  const replayFiles = ["replay-worker.js", "replay.css", "lbsim-replay.js", "lbsim-replay_bg.wasm"];
+  assert.equal(replayFiles.map(fetched).reduce((a, b) => a + b) + fetched("lbsim-tools_bg.wasm"), 0);
   await page.goto(`${env.server.base}?embed=1&plots=replay#v=1&preset=crash&view=replay&t=21`);
   await ready(page);
   await replayReady(page);
-  assert.equal(fetched("replay-worker.js"), 1);
+  for (const file of replayFiles) assert.ok(fetched(file) >= 1, `${file} fetched`);
+  assert.equal(fetched("lbsim-tools_bg.wasm"), 0, "the replay does not need the Config and remapping panels' module");
   const shownParts = await page.$$eval("[data-plot]", (ps) => ps.filter((p) => !p.hidden).map((p) => p.dataset.plot));
   assert.deepEqual(shownParts, ["replay"]);
   const height = await page.evaluate(() => document.body.getBoundingClientRect().height);

@@ -35,22 +35,23 @@ async function compile() {
   }
 }
 
-// The second module (the remapping and Config panels: crates/lbsim-tools),
-// fetched the first time the page asks (crates/lbsim-web/src/lazy.rs), so
-// a first visit does not carry it. Its file names are not hashed; the
-// built page names its version (web/finish.mjs writes data-lbsim-tools).
-let tools = null;
-window.lbsimTools = () => {
-  tools ??= (async () => {
+// The modules fetched the first time the page asks (crates/lbsim-web/src/
+// lazy.rs), so a first visit does not carry them: `lbsim-tools` (the
+// remapping and Config panels) and `lbsim-replay` (the replay view and its
+// run). Their file names are not hashed; the built page names their
+// version (web/finish.mjs writes data-lbsim-tools).
+const modules = {};
+window.lbsimTools = (name) => {
+  modules[name] ??= (async () => {
     const version = tag.dataset.lbsimTools ?? "";
     const at = (file) => new URL(file + version, document.baseURI).href;
-    const bindings = await import(at("lbsim-tools.js"));
-    await bindings.default({ module_or_path: at("lbsim-tools_bg.wasm") });
+    const bindings = await import(at(name + ".js"));
+    await bindings.default({ module_or_path: at(name + "_bg.wasm") });
     return bindings;
   })();
   // A failed load is tried again the next time.
-  tools.catch(() => { tools = null; });
-  return tools;
+  modules[name].catch(() => { delete modules[name]; });
+  return modules[name];
 };
 
 // The first worker starts at once; the module follows when compiled.

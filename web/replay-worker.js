@@ -1,6 +1,6 @@
 // The replay's worker: its module (crates/lbsim-replay) runs a replay's
 // window off the page's thread and posts its bytes (a FromReplayWorker,
-// crates/lbsim-protocol). The replay view (the second module's) starts it
+// crates/lbsim-protocol). The replay view (the same module's) starts it
 // with the modules' version (`?v=`, web/finish.mjs) and posts
 // [id, scenario link, "rule,rule", window].
 const version = new URL(self.location.href).search;

@@ -1,12 +1,14 @@
-//! The replay's worker module: `web/replay-worker.js` loads it in a Web
-//! Worker when the replay view (the second module's, `lbsim-tools`) first
-//! asks for a window, and calls [`replay_window`]. A module of its own
-//! because the run a replay shows is the whole engine: neither the first
-//! visit nor a reader who opens only the Config or remapping panel carries
-//! it.
+//! The replay's module, fetched when the replay first opens, with two
+//! entry points as the first module has: the view in the page
+//! (`web/boot.js`'s loader, [`replay`]: `lbsim-web`'s replay view) and its
+//! run in a Web Worker (`web/replay-worker.js` calls [`replay_window`] on
+//! the same files). A module of its own because the run a replay shows is
+//! the whole engine with its attempt log: neither the first visit nor a
+//! reader who opens only the Config or remapping panel carries it.
 //!
-//! What it is not: it draws nothing and keeps no state; the view decodes
-//! what it returns (`lbsim-protocol`'s [`FromReplayWorker`]).
+//! What it is not: the view's drawing is `lbsim-web`'s; the run keeps no
+//! state, and the view decodes what it returns (`lbsim-protocol`'s
+//! [`FromReplayWorker`]).
 
 use lbsim_core::replay::{replays, Replay, View};
 use lbsim_core::url;
@@ -17,6 +19,13 @@ use wasm_bindgen::prelude::*;
 #[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
 #[global_allocator]
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
+/// Shows the replay view for `link` (the page's share link, with the
+/// replay's keys).
+#[wasm_bindgen]
+pub fn replay(link: &str) {
+    lbsim_web::replay::show(link);
+}
 
 /// The replays of `pair` ("rule,rule") over the first `window` requests of
 /// the scenario `link`, as the bytes of a [`FromReplayWorker`] answering

@@ -3,9 +3,8 @@
 //! `window.lbsimTools()`), so the first visit stays within its budget
 //! (SPEC section 11). Each export takes the page's share link, reads the
 //! scenario from it as any link is read, and draws into the same page;
-//! the drawing is `lbsim-web`'s, the numbers the core's. The replay view
-//! is drawn here; the run it shows comes from the replay's own worker
-//! module (`lbsim-replay`), which only the replay fetches.
+//! the drawing is `lbsim-web`'s, the numbers the core's. The replay is a
+//! module of its own (`lbsim-replay`).
 
 use wasm_bindgen::prelude::*;
 
@@ -31,11 +30,4 @@ pub fn config(link: &str) {
 #[wasm_bindgen]
 pub fn save_png(id: &str) {
     lbsim_web::panels::save_png(id);
-}
-
-/// Shows the replay view for `link` (the page's share link, with the
-/// replay's keys).
-#[wasm_bindgen]
-pub fn replay(link: &str) {
-    lbsim_web::replay::show(link);
 }

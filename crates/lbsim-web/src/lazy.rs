@@ -1,10 +1,11 @@
-//! The page's second module (`lbsim-tools`), fetched the first time a
-//! reader opens a panel that needs it: the remapping experiment, the
-//! Config panel and the replay. A first visit does not carry their code (SPEC section
-//! 11's budget). `web/boot.js` loads the module once
-//! (`window.lbsimTools()`, a promise of its exports); this asks for it
-//! only when such a panel is open, and calls into it with the page's share
-//! link, from which that module reads the scenario as any link is read.
+//! The modules fetched the first time a reader opens a panel that needs
+//! them: `lbsim-tools` (the remapping experiment and the Config panel) and
+//! `lbsim-replay` (the replay). A first visit does not carry their code
+//! (SPEC section 11's budget). `web/boot.js` loads each once
+//! (`window.lbsimTools(name)`, a promise of its exports); this asks for
+//! one only when a panel that needs it is open, and calls into it with the
+//! page's share link, from which that module reads the scenario as any
+//! link is read.
 
 use std::cell::RefCell;
 
@@ -27,9 +28,14 @@ fn link() -> String {
     with(|app| url::share_url_over(&page_base(), &app.scenario, app.preset))
 }
 
+/// The module of the remapping and Config panels.
+const TOOLS: &str = "lbsim-tools";
+/// The replay's module: its view and its run.
+const REPLAY: &str = "lbsim-replay";
+
 thread_local! {
-    /// The second module's exports, once loaded.
-    static TOOLS: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+    /// The modules loaded so far, and their exports.
+    static LOADED: RefCell<Vec<(&'static str, JsValue)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Says where the notices go that the second module failed.
@@ -51,23 +57,25 @@ fn call_loaded(tools: &JsValue, export: &str, args: &Array) {
     }
 }
 
-/// Calls the second module's `export` with `args`, loading it first if
+/// Calls `export` of `module` with `args`, loading the module first if
 /// need be (once: later calls go straight to it).
-fn call(export: &'static str, args: Array) {
-    if let Some(tools) = TOOLS.with(|t| t.borrow().clone()) {
-        return call_loaded(&tools, export, &args);
+fn call(module: &'static str, export: &'static str, args: Array) {
+    if let Some(loaded) =
+        LOADED.with(|l| l.borrow().iter().find(|(m, _)| *m == module).map(|(_, e)| e.clone()))
+    {
+        return call_loaded(&loaded, export, &args);
     }
     let loader = Reflect::get(&window(), &JsValue::from_str("lbsimTools")).ok();
     let Some(promise) = loader
         .and_then(|l| l.dyn_into::<Function>().ok())
-        .and_then(|l| l.call0(&JsValue::NULL).ok())
+        .and_then(|l| l.call1(&JsValue::NULL, &JsValue::from_str(module)).ok())
         .and_then(|p| p.dyn_into::<Promise>().ok())
     else {
         return;
     };
-    let done = Closure::once(move |tools: JsValue| {
-        TOOLS.with(|t| *t.borrow_mut() = Some(tools.clone()));
-        call_loaded(&tools, export, &args);
+    let done = Closure::once(move |exports: JsValue| {
+        LOADED.with(|l| l.borrow_mut().push((module, exports.clone())));
+        call_loaded(&exports, export, &args);
     });
     let error = Closure::once(|e: JsValue| failed("could not load", &e));
     let _ = promise.then2(&done, &error);
@@ -80,20 +88,20 @@ fn call(export: &'static str, args: Array) {
 /// scenario again).
 pub fn remapping(force: bool) {
     if open("remap-panel") {
-        call("remapping", Array::of2(&JsValue::from_str(&link()), &JsValue::from_bool(force)));
+        call(TOOLS, "remapping", Array::of2(&JsValue::from_str(&link()), &JsValue::from_bool(force)));
     }
 }
 
 /// Writes the Config panel, if it is open.
 pub fn config() {
     if open("config-panel") {
-        call("config", Array::of1(&JsValue::from_str(&link())));
+        call(TOOLS, "config", Array::of1(&JsValue::from_str(&link())));
     }
 }
 
 /// Saves a canvas the second module draws (`remap`) as a PNG.
 pub fn save_png(id: &str) {
-    call("save_png", Array::of1(&JsValue::from_str(id)));
+    call(TOOLS, "save_png", Array::of1(&JsValue::from_str(id)));
 }
 
 /// Shows the replay, if its panel is open, for the page's link with the
@@ -104,6 +112,6 @@ pub fn replay() {
             let views = url::Views { sweep: None, replay: app.replay.as_ref() };
             url::share_link(&page_base(), &app.scenario, app.preset, &views)
         });
-        call("replay", Array::of1(&JsValue::from_str(&link)));
+        call(REPLAY, "replay", Array::of1(&JsValue::from_str(&link)));
     }
 }

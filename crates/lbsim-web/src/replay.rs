@@ -1,12 +1,12 @@
-//! The replay view, which the second module (`lbsim-tools`) draws: two
+//! The replay view, which the replay's module (`lbsim-replay`) draws: two
 //! rules' runs of the same first requests, side by side on one clock. What
 //! moves is the core's attempt log (`lbsim_core::replay`), run in the
-//! replay's worker (`web/replay-worker.js`, the same second module) and
+//! replay's worker (`web/replay-worker.js`, on the same module) and
 //! sent whole; the counters beside each rule are [`Replay::at`] at the
 //! playhead. This module decides only where the dots go. The first module
 //! never names it, so a first visit does not carry it.
 //!
-//! Its state lives in the second module's instance; the page's links learn
+//! Its state lives in that module's instance; the page's links learn
 //! the view's keys from the panel (`data-keys` and an `lbsim-keys` event,
 //! which the first module's wiring turns into its links).
 
@@ -217,8 +217,9 @@ fn compute_if_changed() {
     let _ = worker.post_message(&message);
 }
 
-/// The second module's version (`?v=`, web/finish.mjs), which its other
-/// files (the worker's script, the styles) are fetched with.
+/// The version the modules fetched on first use go by (`?v=`,
+/// web/finish.mjs): the replay's worker script and styles are fetched
+/// with it.
 fn version() -> String {
     document()
         .query_selector("script[data-lbsim-tools]")
@@ -228,7 +229,7 @@ fn version() -> String {
         .unwrap_or_default()
 }
 
-/// Starts the replay's worker, on the same second module as this page's.
+/// Starts the replay's worker, on the same module as this view's.
 fn start_worker() -> Option<Worker> {
     let version = version();
     let options = WorkerOptions::new();
