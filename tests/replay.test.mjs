@@ -216,6 +216,25 @@ test("the replay's keys ride in the page's links and reopen the same moment", as
   await context.close();
 });
 
+test("the balancer's health verdicts: crash's checks take s4 out 4 to 6 s after it crashes, as lbsim replay says", async () => {
+  const { page, context } = await open(env.browser, { deviceScaleFactor: 1 });
+  for (const [t, out] of [[23, "0,0,0,0"], [27, "0,0,0,1"], [45, "0,0,0,0"]]) {
+    const link = `${env.server.base}#v=1&preset=crash`;
+    await page.goto(`${link}&view=replay&t=${t}`);
+    await page.reload();
+    await ready(page);
+    await replayReady(page);
+    const { pair, window } = await where(page);
+    const table = execFileSync(CLI, ["replay", "--url", link, "--pair", pair.join(","), "--window", String(window), "--at", String(t)]).toString();
+    for (const [i, rule] of pair.entries()) {
+      assert.equal(await page.getAttribute(`#replay-counters-${i}`, "data-out"), out, `${rule} at ${t} s`);
+      const row = table.split("\n").find((l) => l.startsWith(rule + " "));
+      assert.equal(/s4 0 out\b/.test(row), out.endsWith("1"), `lbsim replay at ${t} s: ${row}`);
+    }
+  }
+  await context.close();
+});
+
 test("with reduced motion the replay starts paused and steps", async () => {
   const { page, context } = await open(env.browser, { deviceScaleFactor: 1 });
   await page.emulateMedia({ reducedMotion: "reduce" });

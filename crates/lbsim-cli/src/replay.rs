@@ -113,18 +113,24 @@ fn table(scenario: &Scenario, replays: &[Replay], moments: &[Option<f64>]) -> St
         for r in replays {
             let c: Counters = r.at(t_ms);
             let p99 = c.p99_ms.map_or_else(|| "-".to_string(), |p| format!("{p:.1}"));
+            let copies = scenario.balancers.max(1);
             let servers: Vec<String> = names
                 .iter()
                 .zip(c.in_flight.iter().zip(&c.queued))
-                .map(
-                    |(n, (busy, waiting))| {
-                        if *waiting > 0 {
-                            format!("{n} {busy} ({waiting})")
-                        } else {
-                            format!("{n} {busy}")
-                        }
-                    },
-                )
+                .zip(&c.out)
+                .map(|((n, (busy, waiting)), &out)| {
+                    let mut cell = format!("{n} {busy}");
+                    if *waiting > 0 {
+                        cell.push_str(&format!(" ({waiting})"));
+                    }
+                    // Taken out by health verdicts, by every copy or some.
+                    match out {
+                        0 => {}
+                        n if n == copies => cell.push_str(" out"),
+                        n => cell.push_str(&format!(" out {n}/{copies}")),
+                    }
+                    cell
+                })
                 .collect();
             let _ = writeln!(
                 out,

@@ -332,10 +332,9 @@ impl Prepared {
     }
 
     #[cfg(feature = "replay")]
-    /// Every attempt of one algorithm's run, in the order they were sent,
-    /// and every answer, (request, when, whether it succeeded) in the order
-    /// they came, through the fleet's event loop: what a replay shows.
-    pub fn answer_log(&self, algorithm: AlgorithmId) -> (Vec<fleet::Attempt>, Vec<(u32, f64, bool)>) {
+    /// One algorithm's run through the fleet's event loop, logged: every
+    /// attempt, answer and health verdict (what a replay shows).
+    pub fn answer_log(&self, algorithm: AlgorithmId) -> fleet::Logs {
         let mut running = self.start_fleet(algorithm, true);
         running.advance(&self.workload, u64::MAX);
         running.fleet.map(|f| f.logs()).unwrap_or_default()

@@ -19,7 +19,7 @@ use crate::balancer::AlgorithmId;
 use crate::engine::Prepared;
 #[cfg(feature = "replay")]
 use crate::fleet;
-use crate::fleet::Outcome;
+use crate::fleet::{Outcome, Verdict};
 use crate::presets::Preset;
 use crate::report::percentiles;
 use crate::scenario::{Scenario, ScenarioError};
@@ -243,6 +243,9 @@ pub struct Replay {
     pub requests: Vec<Request>,
     /// Their attempts, in the order they were sent.
     pub attempts: Vec<Attempt>,
+    /// The balancer copies' health verdicts (servers taken out and back),
+    /// up to the last answer.
+    pub verdicts: Vec<Verdict>,
 }
 
 /// What the replay's counters show at one moment.
@@ -263,6 +266,9 @@ pub struct Counters {
     /// The 99th percentile latency of the requests answered by then
     /// (nearest rank, as the report's), none before the first answer.
     pub p99_ms: Option<f64>,
+    /// Per server: the balancer copies that have it out by their health
+    /// verdicts.
+    pub out: Vec<u32>,
 }
 
 /// The replay of `algorithm` over the scenario's first `window` requests
@@ -286,23 +292,15 @@ pub fn replays(
     let servers = prepared.scenario().pool().len();
     Ok(rules
         .iter()
-        .map(|&rule| {
-            let (attempts, answered) = prepared.answer_log(rule);
-            Replay::new(rule, servers, prepared.workload(), &attempts, &answered)
-        })
+        .map(|&rule| Replay::new(rule, servers, prepared.workload(), prepared.answer_log(rule)))
         .collect())
 }
 
 #[cfg(feature = "replay")]
 impl Replay {
     /// Builds a replay from the fleet loop's logs of a whole run.
-    fn new(
-        algorithm: AlgorithmId,
-        servers: usize,
-        workload: &Workload,
-        attempts: &[fleet::Attempt],
-        answered: &[(u32, f64, bool)],
-    ) -> Replay {
+    fn new(algorithm: AlgorithmId, servers: usize, workload: &Workload, logs: fleet::Logs) -> Replay {
+        let fleet::Logs { attempts, answered, verdicts } = logs;
         // Cut to the requests whose attempts all fit: every attempt past the
         // cap belongs to a request at or after the cut.
         let cut = attempts.get(MAX_ATTEMPTS..).map_or(workload.requests.len(), |late| {
@@ -312,7 +310,7 @@ impl Replay {
             .iter()
             .map(|r| Request { arrival_ms: r.arrival_ms, slow: r.slow, answered_ms: f64::NAN, ok: false })
             .collect();
-        for &(index, at, ok) in answered {
+        for &(index, at, ok) in &answered {
             if let Some(r) = requests.get_mut(index as usize) {
                 r.answered_ms = at;
                 r.ok = ok;
@@ -332,7 +330,9 @@ impl Replay {
                 hit: a.hit,
             })
             .collect();
-        Replay { algorithm, servers: servers as u32, requests, attempts }
+        let end = requests.iter().map(|r| r.answered_ms).fold(0.0, f64::max);
+        let verdicts = verdicts.into_iter().filter(|v| v.at_ms <= end).collect();
+        Replay { algorithm, servers: servers as u32, requests, attempts, verdicts }
     }
 }
 
@@ -349,8 +349,20 @@ impl Replay {
         let mut c = Counters {
             in_flight: alloc::vec![0; servers],
             queued: alloc::vec![0; servers],
+            out: alloc::vec![0; servers],
             ..Counters::default()
         };
+        // The verdicts in order: each copy's last by then on each server.
+        let mut last: Vec<(u32, u32, bool)> = Vec::new();
+        for v in self.verdicts.iter().take_while(|v| v.at_ms <= t_ms) {
+            last.retain(|&(copy, server, _)| (copy, server) != (v.copy, v.server));
+            last.push((v.copy, v.server, v.out.is_some()));
+        }
+        for (_, server, out) in last {
+            if let Some(n) = c.out.get_mut(server as usize) {
+                *n += u32::from(out);
+            }
+        }
         let mut latencies = Vec::new();
         for r in &self.requests {
             if r.arrival_ms > t_ms {
@@ -413,6 +425,34 @@ mod tests {
                 assert_eq!(replay.at(replay.end_ms()), end, "{id} {name}: nothing after the last answer");
             }
         }
+    }
+
+    /// The crash preset's active checks take s4 out on the third failed
+    /// probe, 4 to 6 s after it crashes at 20 s (its lesson), and take it
+    /// back once it recovers at 40 s; the counters say so at each moment.
+    /// With passive checks (`max-fails=1`) the first failure takes it out.
+    #[test]
+    fn health_verdicts_are_in_the_log() {
+        use crate::fleet::Cause;
+        let s = preset("crash").expect("a preset").scenario();
+        let r = replay(&s, AlgorithmId::RoundRobin, window_for(&s)).expect("a replay");
+        let on_s4: Vec<_> = r.verdicts.iter().filter(|v| v.server == 3).collect();
+        assert_eq!(on_s4.len(), 2, "{on_s4:?}");
+        assert_eq!(on_s4[0].out, Some(Cause::Checks));
+        assert!((24_000.0..=26_000.0).contains(&on_s4[0].at_ms), "{}", on_s4[0].at_ms);
+        assert_eq!(on_s4[1].out, None);
+        assert!(on_s4[1].at_ms > 40_000.0, "{}", on_s4[1].at_ms);
+        assert!(r.verdicts.iter().all(|v| v.server == 3), "only s4 is ever out");
+        assert_eq!(r.at(on_s4[0].at_ms - 1.0).out, [0, 0, 0, 0]);
+        assert_eq!(r.at(on_s4[0].at_ms).out, [0, 0, 0, 1]);
+        assert_eq!(r.at(on_s4[1].at_ms).out, [0, 0, 0, 0]);
+        let passive = Scenario { max_fails: 1, ..s };
+        let r = replay(&passive, AlgorithmId::RoundRobin, window_for(&passive)).expect("a replay");
+        let first = r.verdicts.first().expect("a verdict");
+        assert_eq!((first.server, first.out), (3, Some(Cause::Passive)));
+        let failed =
+            r.attempts.iter().find(|a| a.server == 3 && a.outcome != Outcome::Ok).expect("a failure");
+        assert_eq!(first.at_ms, failed.done_ms, "the first failure takes it out");
     }
 
     /// Without retries or health checks the window is the whole run's

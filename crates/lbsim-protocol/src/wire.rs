@@ -17,7 +17,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use lbsim_core::balancer::AlgorithmId;
-use lbsim_core::fleet::Outcome;
+use lbsim_core::fleet::{Cause, Outcome, Verdict};
 use lbsim_core::replay::{Attempt, Replay, Request};
 use lbsim_core::report::{
     AlgorithmResult, Distributions, KeyShare, Latencies, Percentiles, Realized, Report, ServerResult, Wait,
@@ -216,7 +216,8 @@ wire_struct! {
         error_share, error_series, hit_rate, hit_series, makespan_ms, queue_bucket_ms, queue_series,
         cdf, servers,
     }
-    Replay { algorithm, servers, requests, attempts }
+    Replay { algorithm, servers, requests, attempts, verdicts }
+    Verdict { at_ms, copy, server, out }
     Request { arrival_ms, slow, answered_ms, ok }
     Attempt { request, server, sent_ms, start_ms, done_ms, outcome, retry, hit }
 }
@@ -263,6 +264,11 @@ wire_enum! {
         0 => Ok,
         1 => Http500,
         2 => Connection,
+    }
+    Cause {
+        0 => Checks,
+        1 => Passive,
+        2 => Outlier,
     }
 }
 

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use js_sys::{Array, Reflect, Uint8Array};
 use lbsim_core::events::EventKind;
-use lbsim_core::fleet::Outcome;
+use lbsim_core::fleet::{Cause, Outcome};
 use lbsim_core::presets::Preset;
 use lbsim_core::replay::{default_pair, Counters, Replay, View, MAX_WINDOW};
 use lbsim_core::{url, AlgorithmId, Scenario};
@@ -436,7 +436,8 @@ fn build() {
         "note",
         "● a quick request, ■ a slow one; hollow: its server's cache held the user; ringed: a retry; \
          × an error leaving. Boxes are a server's slots, dots after them its queue; the columns count \
-         what is in flight and waiting; the strip on top marks the scenario's events. The counters \
+         what is in flight and waiting; the strip on top marks the scenario's events, and the ticks \
+         under it the balancer's health verdicts (a dashed row: taken out of its choices). The counters \
          count what has happened by the playhead (p99 so far: of the requests answered by then).",
     );
     let _ = view.append_child(&legend);
@@ -867,6 +868,7 @@ fn show_counters(i: usize, side: &mut Side, c: &Counters) {
         ("data-p99-ms", c.p99_ms.map_or_else(String::new, |v| v.to_string())),
         ("data-in-flight", list(&c.in_flight)),
         ("data-queued", list(&c.queued)),
+        ("data-out", list(&c.out)),
     ] {
         let _ = e.set_attribute(k, &v);
     }
@@ -1007,11 +1009,23 @@ fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
     ctx.line_to(px + 5.0, 2.0);
     ctx.line_to(px, 9.0);
     ctx.fill();
+    // The balancers' health verdicts: a tick each under the strip, and per
+    // server the cause of the latest "out" still standing by `t`.
+    let mut cause: Vec<Option<Cause>> = vec![None; servers];
+    ctx.set_fill_style_str(&css(theme.fg, 0.55));
+    for v in &replay.verdicts {
+        ctx.fill_rect(at_x(v.at_ms) - 0.5, 12.0, 1.0, 4.0);
+        if v.at_ms <= t && v.out.is_some() {
+            if let Some(c) = cause.get_mut(v.server as usize) {
+                *c = v.out;
+            }
+        }
+    }
     // The rows: each server's name and state, its slots, its counts.
     for (s, name) in names.iter().enumerate() {
         let y = row_y(s);
         let state = health(scenario, name, t);
-        let (tint, said) = match state {
+        let (tint, mut said) = match state {
             Health::Up => (None, String::new()),
             Health::Slow(f) => (Some(css(theme.saturated, 0.10)), format!("slow ×{f}")),
             Health::Failing => (Some(css(theme.saturated, 0.22)), "failing: 500s".to_string()),
@@ -1021,6 +1035,21 @@ fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
         if let Some(tint) = tint {
             ctx.set_fill_style_str(&tint);
             ctx.fill_rect(GUTTER, y - ROW / 2.0 + 1.0, w - GUTTER, ROW - 2.0);
+        }
+        // Taken out by the balancer's checks: the row outlined, dashed.
+        if counters.out.get(s).copied().unwrap_or(0) > 0 {
+            let why = match cause[s] {
+                Some(Cause::Checks) => "out: health checks",
+                Some(Cause::Passive) => "out: max-fails",
+                Some(Cause::Outlier) => "out: ejected",
+                None => "out",
+            };
+            said = if said.is_empty() { why.to_string() } else { format!("{said} · {why}") };
+            ctx.set_stroke_style_str(&fg);
+            ctx.set_line_width(1.0);
+            let _ = ctx.set_line_dash(&Array::of2(&JsValue::from(4.0), &JsValue::from(3.0)));
+            ctx.stroke_rect(GUTTER + 0.5, y - ROW / 2.0 + 1.5, w - GUTTER - 1.0, ROW - 3.0);
+            let _ = ctx.set_line_dash(&Array::new());
         }
         ctx.set_fill_style_str(&fg);
         let _ = ctx.fill_text(name, GUTTER + 3.0, y);

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use super::health::slow_start_factor;
-use super::state::State;
+use super::state::{Cause, State, Verdict};
 use crate::num::bits;
 use crate::scenario::CheckKind;
 
@@ -128,6 +128,9 @@ impl State {
                 self.reweight(c, t);
             }
         }
+        if changed && self.keep_log {
+            self.log_verdict(c, s, t, member, (passive, ejected));
+        }
         let h = &mut self.health[c];
         // Downtime is reported over the run's time base (to the last arrival).
         h.downtime[s].mark(member && !available, t.min(self.horizon_ms));
@@ -137,6 +140,36 @@ impl State {
             if until > t {
                 self.timers.push(Reverse((bits(until), c as u32, s as u32)));
             }
+        }
+    }
+
+    /// Logs copy `c`'s new view of member `s` at `t` (a replay shows it):
+    /// out, with the first of the causes that hold, or back after an out.
+    /// A change of membership is the scenario's event, not a verdict.
+    fn log_verdict(&mut self, c: usize, s: usize, t: f64, member: bool, (passive, ejected): (bool, bool)) {
+        let out = if self.active.is_down(s) {
+            Some(Cause::Checks)
+        } else if passive {
+            Some(Cause::Passive)
+        } else if ejected {
+            Some(Cause::Outlier)
+        } else {
+            None
+        };
+        let (copy, server) = (c as u32, s as u32);
+        let was_out = self
+            .verdicts
+            .iter()
+            .rev()
+            .find(|v| v.copy == copy && v.server == server)
+            .is_some_and(|v| v.out.is_some());
+        if member && (out.is_some() || was_out) {
+            self.verdicts.push(Verdict {
+                at_ms: t,
+                copy,
+                server,
+                out: if self.health[c].available[s] { None } else { out },
+            });
         }
     }
 

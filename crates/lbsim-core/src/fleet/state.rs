@@ -33,6 +33,46 @@ pub enum Outcome {
     Connection,
 }
 
+/// Why a balancer copy took a server out of its choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// Active health checks marked it down (`fall` failed probes).
+    Checks,
+    /// Passive checks: `max-fails` failures within `fail-timeout-ms`
+    /// (NGINX).
+    Passive,
+    /// Outlier detection ejected it (Envoy).
+    Outlier,
+}
+
+/// A copy's verdict on a server, kept with the log: taken out (and why) or
+/// taken back. A server leaving or joining the pool is an event, not a
+/// verdict.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    /// When, in ms.
+    pub at_ms: f64,
+    /// The balancer copy (0-based).
+    pub copy: u32,
+    /// The server (0-based).
+    pub server: u32,
+    /// Why it was taken out; none: taken back.
+    pub out: Option<Cause>,
+}
+
+/// A run's log, when kept: every attempt in the order sent, every answer
+/// (request, when, whether it succeeded) in the order they came, every
+/// verdict in the order given.
+#[derive(Clone, Debug, Default)]
+pub struct Logs {
+    /// The attempts.
+    pub attempts: Vec<Attempt>,
+    /// The answers.
+    pub answered: Vec<(u32, f64, bool)>,
+    /// The health verdicts.
+    pub verdicts: Vec<Verdict>,
+}
+
 /// One attempt of one request on one server.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Attempt {
@@ -165,6 +205,8 @@ pub(crate) struct State {
     /// With the log kept: each request's answer, (request, when, whether
     /// it succeeded), in the order they came.
     pub(super) answered: Vec<(u32, f64, bool)>,
+    /// With the log kept: each copy's verdicts on the servers.
+    pub(super) verdicts: Vec<Verdict>,
     pub(super) horizon_ms: f64,
     /// Servers' caches, when they keep them (SPEC section 13).
     pub(super) caches: Option<Caches>,
@@ -274,6 +316,7 @@ impl State {
             requests_series: alloc::vec![alloc::vec![0; QUEUE_BUCKETS]; n],
             keep_log,
             answered: Vec::new(),
+            verdicts: Vec::new(),
             horizon_ms: workload.horizon_ms(),
         };
         state.probe_ms = state.probe_time(0);
@@ -307,16 +350,15 @@ impl State {
 
     /// Every attempt, in the order they were sent.
     pub(crate) fn attempts(self) -> Vec<Attempt> {
-        self.logs().0
+        self.logs().attempts
     }
 
-    /// Every attempt, in the order they were sent, and every answer, in
-    /// the order they came (both empty unless the log was kept).
-    pub(crate) fn logs(self) -> (Vec<Attempt>, Vec<(u32, f64, bool)>) {
+    /// The run's log (empty unless it was kept).
+    pub(crate) fn logs(self) -> Logs {
         if self.keep_log {
-            (self.attempts, self.answered)
+            Logs { attempts: self.attempts, answered: self.answered, verdicts: self.verdicts }
         } else {
-            (Vec::new(), Vec::new())
+            Logs::default()
         }
     }
 
