@@ -36,6 +36,9 @@ const VIEWS = [
   { name: "fleet, Health open", path: "#v=1&events=20s:s3:fail,40s:s3:recover", size: {}, health: true },
   // A link that sets a cache opens the Cache and connections group.
   { name: "caches at layer 4", path: "#v=1&cache-keys=300&layer=4", size: {} },
+  // The replay open (its own module), paused after the crash.
+  { name: "replay", path: "#v=1&preset=crash&view=replay&t=27", size: {}, replay: true },
+  { name: "replay on a phone", path: "#v=1&preset=crash&view=replay&t=27", size: PHONE, replay: true },
 ];
 
 for (const view of VIEWS) {
@@ -44,6 +47,9 @@ for (const view of VIEWS) {
       const { page, context, errors } = await open(env.browser, { colorScheme, ...view.size });
       await page.goto(env.server.base + view.path);
       await ready(page);
+      if (view.replay) {
+        await page.waitForFunction(() => document.getElementById("replay-view")?.dataset.state === "ready", null, { timeout: 60000 });
+      }
       if (view.health) {
         await page.locator("#health-group summary").click();
         assert.equal(await page.locator("#event-rows .event-row").count(), 2);
