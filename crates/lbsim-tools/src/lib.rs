@@ -25,9 +25,3 @@ pub fn remapping(link: &str, force: bool) {
 pub fn config(link: &str) {
     lbsim_web::panels::config(link);
 }
-
-/// Saves the canvas `id` this module draws as a PNG, its legend under it.
-#[wasm_bindgen]
-pub fn save_png(id: &str) {
-    lbsim_web::panels::save_png(id);
-}

@@ -99,11 +99,6 @@ pub fn config() {
     }
 }
 
-/// Saves a canvas the second module draws (`remap`) as a PNG.
-pub fn save_png(id: &str) {
-    call(TOOLS, "save_png", Array::of1(&JsValue::from_str(id)));
-}
-
 /// Shows the replay, if its panel is open, for the page's link with the
 /// replay's keys.
 pub fn replay() {

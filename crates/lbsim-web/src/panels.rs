@@ -17,14 +17,39 @@ use crate::dom::{self, by_id, document, on_id, set_text};
 use crate::state::look;
 use crate::view;
 
-/// Draws the remapping panel for the scenario of `link`.
-pub fn remapping(link: &str, force: bool) {
-    view::draw_remapping(&url::decode(link).scenario, &look(), force);
+/// The remapping panel's controls, plot and table (a constant, as the
+/// Config panel's), built when it first opens.
+const REMAP_PANEL: &str = r#"<div class="plot-tools">
+<label>change <select id="remap-change"><option value="add">add a server</option><option value="remove">remove the last server</option></select></label>
+<button type="button" id="remap-png">Save PNG</button>
+</div>
+<canvas id="remap" class="tall" role="img" aria-label="Keys moved per scheme and keys per node before and after"></canvas>
+<ul class="legend" id="remap-legend" aria-label="legend"></ul>
+<table id="remap-table">
+<caption>Keys (session:0 to session:999) that change owner</caption>
+<thead><tr><th scope="col">scheme</th><th scope="col">moved</th><th scope="col">share</th></tr></thead>
+<tbody></tbody>
+</table>"#;
+
+thread_local! {
+    /// The link the remapping panel was last drawn for: its change picker
+    /// draws it again.
+    static REMAP_LINK: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
-/// Saves the canvas `id` as a PNG, its legend under it.
-pub fn save_png(id: &str) {
-    view::save_png(id);
+/// Draws the remapping panel for the scenario of `link`, building its
+/// controls the first time.
+pub fn remapping(link: &str, force: bool) {
+    REMAP_LINK.with(|l| *l.borrow_mut() = link.to_string());
+    if let Some(root) = by_id::<Element>("remap-root").filter(|_| by_id::<Element>("remap").is_none()) {
+        root.set_inner_html(REMAP_PANEL);
+        on_id("remap-change", "input", |_| {
+            let link = REMAP_LINK.with(|l| l.borrow().clone());
+            remapping(&link, false);
+        });
+        on_id("remap-png", "click", |_| view::save_png("remap"));
+    }
+    view::draw_remapping(&url::decode(link).scenario, &look(), force);
 }
 
 /// The Config panel's controls and text (a constant: nothing of a link's

@@ -531,6 +531,15 @@ fn wire_view(view: &Element) {
             }
         });
     }
+    // A folded panel does not play on unseen.
+    if let Some(panel) = by_id::<web_sys::HtmlDetailsElement>("replay-panel") {
+        let folded = panel.clone();
+        on(&panel, "toggle", move |_| {
+            if !folded.open() && with_player(|p| p.playing) == Some(true) {
+                toggle();
+            }
+        });
+    }
     let resized = Closure::<dyn FnMut()>::new(|| {
         layout();
         draw();

@@ -318,12 +318,7 @@ fn wire_results() {
             if let Some(b) = buttons.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
                 on(&b, "click", |e: Event| {
                     if let Some(id) = dom::target::<Element>(&e).and_then(|t| t.get_attribute("data-png")) {
-                        // The remapping panel is the second module's.
-                        if id == "remap" {
-                            lazy::save_png(&id);
-                        } else {
-                            save_png(&id);
-                        }
+                        save_png(&id);
                     }
                 });
             }
@@ -332,14 +327,13 @@ fn wire_results() {
     if let Some(panel) = by_id::<Element>("remap-panel") {
         on(&panel, "toggle", |_| lazy::remapping(false));
     }
-    on_id("remap-change", "input", |_| lazy::remapping(false));
     if let Some(panel) = by_id::<Element>("config-panel") {
         on(&panel, "toggle", |_| lazy::config());
     }
     if let Some(panel) = by_id::<Element>("replay-panel") {
         on(&panel, "toggle", |_| lazy::replay());
-        // The replay (the second module's) says its keys here; the links
-        // keep them.
+        // The replay (its own module's view) says its keys here; the
+        // links keep them.
         on(&panel, "lbsim-keys", |e| {
             let keys =
                 dom::target::<Element>(&e).and_then(|p| p.get_attribute("data-keys")).unwrap_or_default();

@@ -6,7 +6,9 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use super::health::slow_start_factor;
-use super::state::{Cause, State, Verdict};
+use super::state::State;
+#[cfg(feature = "replay")]
+use super::state::{Cause, Verdict};
 use crate::num::bits;
 use crate::scenario::CheckKind;
 
@@ -128,6 +130,8 @@ impl State {
                 self.reweight(c, t);
             }
         }
+        // Only a replay reads the verdicts: the first module goes without.
+        #[cfg(feature = "replay")]
         if changed && self.keep_log {
             self.log_verdict(c, s, t, member, (passive, ejected));
         }
@@ -143,6 +147,7 @@ impl State {
         }
     }
 
+    #[cfg(feature = "replay")]
     /// Logs copy `c`'s new view of member `s` at `t` (a replay shows it):
     /// out, with the first of the causes that hold, or back after an out.
     /// A change of membership is the scenario's event, not a verdict.
