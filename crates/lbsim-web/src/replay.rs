@@ -458,21 +458,21 @@ fn build() {
 fn wire_view(view: &Element) {
     on(view, "keydown", |e| {
         let Some(key) = e.dyn_ref::<KeyboardEvent>() else { return };
-        // The controls keep their own keys (a select's arrows, typing).
-        let in_control = e
-            .target()
-            .and_then(|t| t.dyn_into::<Element>().ok())
-            .is_some_and(|t| matches!(t.tag_name().as_str(), "SELECT" | "INPUT" | "BUTTON"));
+        // The controls keep their own keys: a select's and the scrubber's
+        // arrows, typing; a button's Space (it clicks the button).
+        let tag = e.target().and_then(|t| t.dyn_into::<Element>().ok()).map(|t| t.tag_name());
+        let typing = matches!(tag.as_deref(), Some("SELECT" | "INPUT"));
+        let button = tag.as_deref() == Some("BUTTON");
         match key.key().as_str() {
-            " " if !in_control => {
+            " " if !typing && !button => {
                 e.prevent_default();
                 toggle();
             }
-            "ArrowRight" if !in_control => {
+            "ArrowRight" if !typing => {
                 e.prevent_default();
                 step(true);
             }
-            "ArrowLeft" if !in_control => {
+            "ArrowLeft" if !typing => {
                 e.prevent_default();
                 step(false);
             }
