@@ -235,6 +235,16 @@ test("the balancer's health verdicts: crash's checks take s4 out 4 to 6 s after 
   await context.close();
 });
 
+test("a scenario of one rule is replayed beside round robin; a bad view key is named", async () => {
+  const { page, context } = await open(env.browser, { deviceScaleFactor: 1 });
+  await page.goto(`${env.server.base}#v=1&algorithms=maglev&view=replay&speed=50`);
+  await ready(page);
+  await replayReady(page);
+  assert.deepEqual((await where(page)).pair, ["maglev", "round-robin"]);
+  assert.match(await page.textContent("#replay-status"), /speed/);
+  await context.close();
+});
+
 test("with reduced motion the replay starts paused and steps", async () => {
   const { page, context } = await open(env.browser, { deviceScaleFactor: 1 });
   await page.emulateMedia({ reducedMotion: "reduce" });

@@ -88,6 +88,9 @@ struct Player {
     /// The link's playhead, applied when the first replay arrives.
     start_ms: Option<f64>,
     reduced_motion: bool,
+    /// What of the link's replay keys was not used, said with the first
+    /// replay's status.
+    problems: String,
     /// Each canvas's CSS size, read when the view is laid out: reading it
     /// while drawing would lay the page out again every frame.
     sizes: [(f64, f64); 2],
@@ -135,7 +138,16 @@ pub fn show(link: &str) {
     let decoded = url::decode(link);
     let (view, errors) = decoded.replay.clone().unwrap_or_default().view();
     let scenario = decoded.scenario;
-    let pair = view.pair.unwrap_or_else(|| default_pair(&scenario, decoded.preset));
+    let mut pair = view.pair.unwrap_or_else(|| default_pair(&scenario, decoded.preset));
+    // A scenario of one rule: the view compares it with round robin (or
+    // least connections), as two sides always do.
+    if pair[0] == pair[1] {
+        pair[1] = if pair[0] == AlgorithmId::RoundRobin {
+            AlgorithmId::LeastConnections
+        } else {
+            AlgorithmId::RoundRobin
+        };
+    }
     let fresh = PLAYER.with(|p| p.borrow().is_none());
     if fresh {
         let reduced_motion = window()
@@ -163,12 +175,14 @@ pub fn show(link: &str) {
                 start_ms: Some(view.t_s * 1000.0),
                 reduced_motion,
                 sizes: [(0.0, 0.0); 2],
+                problems: if errors.is_empty() {
+                    String::new()
+                } else {
+                    let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                    format!("Parts of the link's replay were not used: {}.", lines.join("; "))
+                },
             })
         });
-        if !errors.is_empty() {
-            let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            status(&format!("Parts of the link's replay were not used: {}.", lines.join("; ")));
-        }
     }
     with_player(|p| {
         p.scenario = scenario;
@@ -269,6 +283,12 @@ fn arrived(data: &JsValue) {
             set_state("ready");
             draw();
             say_where();
+            if let Some(problems) = with_player(|p| std::mem::take(&mut p.problems)).filter(|p| !p.is_empty())
+            {
+                let said =
+                    by_id::<Element>("replay-status").and_then(|e| e.text_content()).unwrap_or_default();
+                status(&format!("{problems} {said}"));
+            }
         }
         Ok(FromReplayWorker::Error { id, message }) => {
             if with_player(|p| p.asked == id) == Some(true) {
