@@ -330,9 +330,10 @@ impl Replay {
                 hit: a.hit,
             })
             .collect();
-        let end = requests.iter().map(|r| r.answered_ms).fold(0.0, f64::max);
-        let verdicts = verdicts.into_iter().filter(|v| v.at_ms <= end).collect();
-        Replay { algorithm, servers: servers as u32, requests, attempts, verdicts }
+        let mut replay = Replay { algorithm, servers: servers as u32, requests, attempts, verdicts };
+        let end = replay.end_ms();
+        replay.verdicts.retain(|v| v.at_ms <= end);
+        replay
     }
 }
 
