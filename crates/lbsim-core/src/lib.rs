@@ -59,6 +59,7 @@ pub mod theory;
 pub mod trace;
 pub mod url;
 pub mod workload;
+mod ziggurat;
 
 pub use balancer::AlgorithmId;
 pub use engine::{run, Prepared, Simulation};

@@ -312,10 +312,10 @@ pub const PRESETS: &[Preset] = &[
         title: "A crash that health checks must notice",
         lesson: "s4 crashes at 20 s and comes back at 40 s. Passive checks are off (max-fails 0); active checks probe \
                  every 2 s and mark s4 down on the third failed probe, 4 to 6 s after the crash (check-ms x fall \
-                 decides it). Until then every request sent to s4 is lost: round robin loses 487, its quarter for \
-                 about 5 s; least connections loses 1,480, because a server that refuses at once looks idle. Set \
+                 decides it). Until then every request sent to s4 is lost: round robin loses 497, its quarter for \
+                 about 5 s; least connections loses 1,556, because a server that refuses at once looks idle. Set \
                  retries to 1 and no request is lost (each goes on to another server); set max-fails to 1 and the \
-                 first failure takes s4 out (5 lost); a shorter check-ms narrows the window.",
+                 first failure takes s4 out (4 lost); a shorter check-ms narrows the window.",
         remapping: false,
         view: LessonView {
             class: RequestClass::All,
@@ -330,8 +330,8 @@ pub const PRESETS: &[Preset] = &[
         title: "A node slows down and recovers",
         lesson: "From 20 s to 40 s, s2 runs at a fifth of its speed. Round robin keeps sending it a quarter of the \
                  traffic, more than it can serve: its queue grows past 1,200 and the quick-request p99 reaches \
-                 13.8 s. Least connections and two choices see s2's requests pile up and send the rest \
-                 elsewhere: quick p99 100 ms and 108 ms. No health check helps here, since s2 never fails: only a \
+                 13.9 s. Least connections and two choices see s2's requests pile up and send the rest \
+                 elsewhere: quick p99 100 ms and 114 ms. No health check helps here, since s2 never fails: only a \
                  rule that watches the load routes around it.",
         remapping: false,
         view: LessonView {
@@ -346,10 +346,10 @@ pub const PRESETS: &[Preset] = &[
         id: "cold-start",
         title: "A cold server joins",
         lesson: "s5 joins at 20 s, cold: it starts at a quarter of its speed and warms up over 15 s. Round robin gives it a \
-                 full fifth of the traffic at once and its queue grows to 155 while it warms (quick p99 1.9 s). \
+                 full fifth of the traffic at once and its queue grows to 84 while it warms (quick p99 1.0 s). \
                  Least connections sends it a short burst (its count starts at zero) and then only what it \
-                 finishes, so it never queues (quick p99 39 ms). Set slow-start-ms to 15000: round robin's weight \
-                 for s5 ramps up as Envoy's slow start does, and its quick p99 falls to 84 ms.",
+                 finishes, so it never queues (quick p99 38 ms). Set slow-start-ms to 15000: round robin's weight \
+                 for s5 ramps up as Envoy's slow start does, and its quick p99 falls to 75 ms.",
         remapping: false,
         view: LessonView {
             class: RequestClass::Quick,
@@ -366,10 +366,10 @@ pub const PRESETS: &[Preset] = &[
                  the work as if nothing were cached, so the pool stands only because of its caches. Least connections \
                  spreads every user over all four servers, so each cache holds a mix of everyone: 67% hits. A hash \
                  rule sends each user to one server, whose cache keeps its own users: 90% hits. Hashing wins the \
-                 latency: a mean of 17 to 19 ms against least connections' 28 ms, and a p99 of 177 ms (user-hash) where \
-                 the uncached slow requests hold every other rule at 400 ms. Its price is the hot server, 33% to 43% \
-                 of requests: consistent hashing's quick p99 is 81 ms. Bounded loads keep most of the locality (80% \
-                 hits, mean 21 ms) and cap the hot server: the best quick p99, 20.5 ms.",
+                 latency: a mean of 17 to 19 ms against least connections' 28 ms, and p99s of 150 to 224 ms where the \
+                 uncached slow requests hold the other rules at 400 ms. Its price is the hot server, 33% to 43% \
+                 of requests: consistent hashing's quick p99 is 84 ms. Bounded loads keep most of the locality (80% \
+                 hits, mean 21 ms) and cap the hot server: the best quick p99, 20.0 ms.",
         remapping: false,
         view: LessonView {
             class: RequestClass::Quick,
@@ -383,12 +383,12 @@ pub const PRESETS: &[Preset] = &[
         id: "remap-storm",
         title: "The remapping storm: a join empties the caches",
         lesson: "The cache-locality pool, and s5 joins at 20 s. Every user whose key now maps to s5 finds a cold cache \
-                 there. In the 2 s after the join 534 users come back; lbsim remap moves 421 of their keys (79%) \
-                 under user-hash's mod N, about a fifth on the ring (104), Maglev (121) and rendezvous (106). \
-                 user-hash misses 326 more times than in the 2 s before, the ring 74, Maglev 76, rendezvous 62: \
+                 there. In the 2 s after the join 528 users come back; lbsim remap moves 419 of their keys (79%) \
+                 under user-hash's mod N, about a fifth on the ring (103), Maglev (123) and rendezvous (108). \
+                 user-hash misses 319 more times than in the 2 s before, the ring 68, Maglev 67, rendezvous 55: \
                  the storm follows the share remapped (a remapped user its old server had already evicted misses \
-                 anyway). In the hit rate over time, user-hash falls from about 90% to 66% within half a second. Least connections \
-                 misses only 5 more: its caches held a mix already, and only s5's starts cold.",
+                 anyway). In the hit rate over time, user-hash falls from about 92% to 67% within half a second. Least connections \
+                 misses only 48 more: its caches held a mix already, and only s5's starts cold.",
         remapping: false,
         view: LessonView {
             class: RequestClass::Quick,
@@ -405,10 +405,10 @@ pub const PRESETS: &[Preset] = &[
                  (conn-life-ms 0), so every rule places 2,000 connections, not 20,000 requests. The heaviest user's \
                  connection carries its 12% to one server whatever the rule: the busiest server takes 30% to 38% \
                  under every rule, as it does under hashing (33% to 43%). s5 joins at 20 s and stays nearly idle: \
-                 only new users' connections reach it, 1.3% to 6% of the requests after the join, where a fair \
+                 only new users' connections reach it, 1.2% to 6% of the requests after the join, where a fair \
                  share is 20%. Set conn-life-ms to 30000: connections re-open through the rule and s5 fills slowly \
-                 (round robin 12%), while least connections, which counts connections, not their traffic, sends \
-                 every re-opened one to s5, the heaviest users' first (they opened first): s5 takes 43% and queues. \
+                 (round robin 15%), while least connections, which counts connections, not their traffic, sends \
+                 every re-opened one to s5, the heaviest users' first (they opened first): s5 takes 44% and queues. \
                  Set layer to 7: every request is placed, and least connections gives s5 its 20%.",
         remapping: false,
         view: LessonView {

@@ -11,6 +11,7 @@ use rand::{Rng as _, SeedableRng};
 
 use crate::balancer::Rng;
 use crate::scenario::{Scenario, WorkKind};
+use crate::ziggurat::{Exponential, Normal};
 
 /// Stream ids; each algorithm's own stream is derived from its id.
 mod stream {
@@ -55,11 +56,6 @@ pub struct Workload {
     pub requests: Vec<Request>,
     /// Whether requests carry quick/slow classes.
     pub classed: bool,
-}
-
-/// A draw in (0, 1], safe for logarithms.
-fn open_unit(rng: &mut Rng) -> f64 {
-    1.0 - rng.random::<f64>()
 }
 
 /// The Zipf weights `1 / k^s` for ranks 1..=users.
@@ -142,21 +138,23 @@ impl Workload {
         // wasm could then draw different users.)
         let popularity = Popularity::new(&zipf_weights(scenario.users, scenario.zipf));
         let lognormal_mu = libm::log(scenario.mean_ms) - scenario.sigma * scenario.sigma / 2.0;
+        // Gaps and work by the ziggurat method, in libm's bits on every
+        // target (see `ziggurat` for why not rand_distr's).
+        let exponential = Exponential::default();
+        let normal = (scenario.work == WorkKind::Lognormal).then(Normal::default);
         let mut clock = 0.0;
         let requests = (0..n)
             .map(|_| {
-                clock += -libm::log(open_unit(&mut arrivals)) / rate_per_ms;
+                clock += exponential.sample(&mut arrivals) / rate_per_ms;
                 let (work_ms, slow) = match scenario.work {
                     WorkKind::Bimodal => {
                         let slow = work.random::<f64>() < scenario.slow_share;
                         (if slow { scenario.slow_ms } else { scenario.fast_ms }, slow)
                     }
                     WorkKind::Constant => (scenario.mean_ms, false),
-                    WorkKind::Exponential => (-libm::log(open_unit(&mut work)) * scenario.mean_ms, false),
+                    WorkKind::Exponential => (exponential.sample(&mut work) * scenario.mean_ms, false),
                     WorkKind::Lognormal => {
-                        // Box-Muller, cosine branch: two draws per request.
-                        let radius = libm::sqrt(-2.0 * libm::log(open_unit(&mut work)));
-                        let z = radius * libm::cos(2.0 * core::f64::consts::PI * work.random::<f64>());
+                        let z = normal.as_ref().map_or(0.0, |n| n.sample(&mut work));
                         (libm::exp(lognormal_mu + scenario.sigma * z), false)
                     }
                 };

@@ -153,8 +153,8 @@ fn crash_loses_what_is_sent_before_the_ejection_and_retries_lose_none() {
     let lc = errors(&report, AlgorithmId::LeastConnections) as f64;
     assert!(lc > 2.0 * rr, "least connections feeds the refusing server: {lc}");
     let lesson = preset("crash").expect("preset").lesson;
-    assert!(lesson.contains(&format!("loses {}", rr)) && lesson.contains("1,480"));
-    assert_eq!(lc, 1480.0);
+    assert!(lesson.contains(&format!("loses {}", rr)) && lesson.contains("1,556"));
+    assert_eq!(lc, 1556.0);
     let retried = preset_with("crash", &[("retries", "1")]);
     for r in &retried.results {
         assert_eq!(r.errors, Some(0), "{} loses nothing with one retry", r.algorithm.id());
@@ -189,7 +189,8 @@ fn cold_start_round_robin_floods_the_cold_server_and_slow_start_ramps_it() {
     let report = preset_with("cold-start", &[]);
     let rr = result(&report, AlgorithmId::RoundRobin);
     let lc = result(&report, AlgorithmId::LeastConnections);
-    assert!(rr.servers[4].peak_queue > 100, "round robin's cold s5 queues: {}", rr.servers[4].peak_queue);
+    // Dozens deep, where least connections' never holds more than one.
+    assert!(rr.servers[4].peak_queue > 50, "round robin's cold s5 queues: {}", rr.servers[4].peak_queue);
     assert!(lc.servers[4].peak_queue <= 1, "least connections never queues it");
     // s5 takes no request before it joins.
     let b = rr.queue_bucket_ms;
@@ -250,6 +251,8 @@ fn remap_storm_extra_misses_follow_the_users_each_rule_remaps() {
     let p = lbsim_core::Prepared::new(&preset("remap-storm").expect("preset").scenario()).expect("valid");
     let window = 2_000.0;
     let mut extra_of = Vec::new();
+    let mut moved_of = Vec::new();
+    let mut came_back = 0;
     for (rule, scheme, share) in [
         (AlgorithmId::UserHash, Scheme::Modulo, 0.8),
         (AlgorithmId::ConsistentHash, Scheme::ConsistentHash, 0.2),
@@ -264,12 +267,27 @@ fn remap_storm_extra_misses_follow_the_users_each_rule_remaps() {
         assert!(extra as f64 >= 0.5 * moved as f64 && extra <= moved, "{}: {extra} of {moved}", rule.id());
         assert!((moved as f64 / back as f64 - share).abs() < 0.1, "{}: share remapped", rule.id());
         extra_of.push(extra);
+        moved_of.push(moved);
+        came_back = back;
     }
     // Modulo remaps four times the ring's share, and misses about as much more.
     assert!(extra_of[0] > 3 * extra_of[1].max(extra_of[2]).max(extra_of[3]), "{extra_of:?}");
     // Least connections' caches were mixed already: only s5's starts cold.
     let (lc, _, _) = storm(&p, AlgorithmId::LeastConnections, Scheme::Modulo, window);
-    assert!(lc * 10 < extra_of[0], "least connections: {lc} extra misses");
+    assert!(lc * 5 < extra_of[0], "least connections: {lc} extra misses");
+    // The lesson quotes these counts.
+    let lesson = preset("remap-storm").expect("preset").lesson;
+    let quoted = [
+        format!("{came_back} users come back"),
+        format!("moves {} of their keys", moved_of[0]),
+        format!("ring ({}), Maglev ({}) and rendezvous ({})", moved_of[1], moved_of[2], moved_of[3]),
+        format!("misses {} more times", extra_of[0]),
+        format!("the ring {}, Maglev {}, rendezvous {}:", extra_of[1], extra_of[2], extra_of[3]),
+        format!("misses only {lc} more"),
+    ];
+    for q in quoted {
+        assert!(lesson.contains(&q), "the lesson does not say '{q}'");
+    }
     // The dip is visible in the hit rate over time.
     let report = run(&p.scenario().clone()).expect("valid");
     let hash = result(&report, AlgorithmId::UserHash);
@@ -278,6 +296,8 @@ fn remap_storm_extra_misses_follow_the_users_each_rule_remaps() {
     let before = series[at - 1].expect("lookups");
     let after = series[at + 1].expect("lookups");
     assert!(before - after > 0.15, "user-hash's hit rate {before:.2} before the join, {after:.2} after");
+    let (before, after) = ((before * 100.0).round(), (after * 100.0).round());
+    assert!(lesson.contains(&format!("from about {before}% to {after}%")), "hit rate {before}% to {after}%");
 }
 
 fn hit_rate(report: &Report, id: AlgorithmId) -> f64 {
