@@ -8,9 +8,9 @@
 //!
 //! Why not `rand_distr` itself: its wedges and tails call `exp` and `ln`
 //! through `num-traits`, which takes them from `libm` only while nothing in
-//! the build turns on `num-traits/std`, and plotters (the page), criterion
-//! and proptest (the core's tests) do (`cargo tree -e features -i
-//! num-traits`). The page and the tests would then draw with the
+//! the build turns on `num-traits/std`, and plotters (the page's plots) and
+//! proptest (the core's tests) do (`cargo tree -e features -i num-traits
+//! --workspace`). The page and the tests would then draw with the
 //! platform's `exp` and `ln` (glibc's natively) and the CLI with `libm`'s,
 //! which differ in the last bit on some inputs: reports would no longer be
 //! byte-identical across builds. Here every float function is `libm`'s.
@@ -96,21 +96,32 @@ impl Default for Exponential {
 
 impl Exponential {
     /// A variate: one 64-bit draw, but in a wedge (about 1 draw in 100) or
-    /// the tail (about 1 in 2,000).
+    /// the tail (about 1 in 2,000). The rectangle's case is inlined where
+    /// the workload is drawn; the rare cases are not.
     #[inline]
     pub fn sample(&self, rng: &mut Rng) -> f64 {
-        loop {
-            let bits = rng.next_u64();
-            let i = (bits & 0xff) as usize;
-            // (0, 1) from the high 52 bits: [1, 2) less just under 1.
-            let u = f64::from_bits((bits >> 12) | 0x3ff0_0000_0000_0000) - (1.0 - f64::EPSILON / 2.0);
-            match self.0.step(i, u) {
-                Ok(x) => return x,
-                // The tail beyond r is r plus an exponential.
-                Err(_) if i == 0 => return EXP_R - libm::log(open_unit(rng)),
-                Err(x) if self.0.in_wedge(rng, i, exp_density(x)) => return x,
-                Err(_) => {}
-            }
+        let bits = rng.next_u64();
+        let i = (bits & 0xff) as usize;
+        // (0, 1) from the high 52 bits: [1, 2) less just under 1.
+        let u = f64::from_bits((bits >> 12) | 0x3ff0_0000_0000_0000) - (1.0 - f64::EPSILON / 2.0);
+        match self.0.step(i, u) {
+            Ok(x) => x,
+            Err(x) => self.outside(rng, i, x),
+        }
+    }
+
+    /// The point `x` of layer `i` fell outside the rectangle: the tail's
+    /// variate, the wedge's point if under the density, or a new draw.
+    #[cold]
+    #[inline(never)]
+    fn outside(&self, rng: &mut Rng, i: usize, x: f64) -> f64 {
+        if i == 0 {
+            // The tail beyond r is r plus an exponential.
+            EXP_R - libm::log(open_unit(rng))
+        } else if self.0.in_wedge(rng, i, exp_density(x)) {
+            x
+        } else {
+            self.sample(rng)
         }
     }
 }
@@ -129,24 +140,32 @@ impl Normal {
     /// A variate: one 64-bit draw, but in a wedge or the tails.
     #[inline]
     pub fn sample(&self, rng: &mut Rng) -> f64 {
-        loop {
-            let bits = rng.next_u64();
-            let i = (bits & 0xff) as usize;
-            // [-1, 1) from the high 52 bits: [2, 4) less 3.
-            let u = f64::from_bits((bits >> 12) | 0x4000_0000_0000_0000) - 3.0;
-            match self.0.step(i, u) {
-                Ok(x) => return x,
-                // Marsaglia's tail beyond r, on u's side.
-                Err(_) if i == 0 => loop {
-                    let x = libm::log(open_unit(rng)) / NORMAL_R;
-                    let y = libm::log(open_unit(rng));
-                    if -2.0 * y >= x * x {
-                        return if u < 0.0 { x - NORMAL_R } else { NORMAL_R - x };
-                    }
-                },
-                Err(x) if self.0.in_wedge(rng, i, normal_density(x)) => return x,
-                Err(_) => {}
+        let bits = rng.next_u64();
+        let i = (bits & 0xff) as usize;
+        // [-1, 1) from the high 52 bits: [2, 4) less 3.
+        let u = f64::from_bits((bits >> 12) | 0x4000_0000_0000_0000) - 3.0;
+        match self.0.step(i, u) {
+            Ok(x) => x,
+            Err(x) => self.outside(rng, i, u, x),
+        }
+    }
+
+    /// As for the exponential; the tails are Marsaglia's, on `u`'s side.
+    #[cold]
+    #[inline(never)]
+    fn outside(&self, rng: &mut Rng, i: usize, u: f64, x: f64) -> f64 {
+        if i == 0 {
+            loop {
+                let x = libm::log(open_unit(rng)) / NORMAL_R;
+                let y = libm::log(open_unit(rng));
+                if -2.0 * y >= x * x {
+                    return if u < 0.0 { x - NORMAL_R } else { NORMAL_R - x };
+                }
             }
+        } else if self.0.in_wedge(rng, i, normal_density(x)) {
+            x
+        } else {
+            self.sample(rng)
         }
     }
 }
