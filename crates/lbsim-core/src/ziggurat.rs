@@ -17,8 +17,8 @@
 //!
 //! The layers are computed from the paper's constants for 256 layers (the
 //! base layer's edge `r` and the common area `v`) with `libm` when a
-//! workload is drawn: 510 logarithms and exponentials, the same bits on
-//! every target.
+//! workload is drawn: about 500 logarithms and exponentials for each
+//! distribution, the same bits on every target.
 
 use rand::{Rng as _, RngCore as _};
 
