@@ -33,7 +33,7 @@ const LAYERS: &[Layers] = &[
         dir: "crates/lbsim-core",
         layers: &[
             // Arithmetic, hashing and randomness, knowing nothing of load balancing.
-            &["hash", "chacha", "sort", "num", "rng"],
+            &["hash", "chacha", "sort", "num", "rng", "ziggurat"],
             // The rules, and the events grammar: what a scenario is made of.
             &["balancer", "events"],
             // The scenario: its type, the one field table, validation.
