@@ -332,6 +332,25 @@ fn cache_locality_hashing_keeps_each_users_data_on_one_server() {
     let best = quick_p99(&report, AlgorithmId::BoundedLoad);
     assert!(report.results.iter().all(|r| r.latency_ms.quick.expect("bimodal").p99 >= best));
     assert!(best < 25.0);
+    // The lesson quotes these figures.
+    let hashing =
+        [AlgorithmId::UserHash, AlgorithmId::ConsistentHash, AlgorithmId::Maglev, AlgorithmId::Rendezvous];
+    let p99s: Vec<f64> = hashing.iter().map(|&id| result(&report, id).latency_ms.all.p99).collect();
+    let (low, high) =
+        (p99s.iter().copied().fold(f64::MAX, f64::min), p99s.iter().copied().fold(0.0, f64::max));
+    let lesson = preset("cache-locality").expect("preset").lesson;
+    let quoted = [
+        format!("p99s of {low:.0} to {high:.0} ms"),
+        format!("least connections' {:.0} ms", lc.latency_ms.all.mean),
+        format!(
+            "consistent hashing's quick p99 is {:.0} ms",
+            quick_p99(&report, AlgorithmId::ConsistentHash)
+        ),
+        format!("the best quick p99, {best:.1} ms"),
+    ];
+    for q in quoted {
+        assert!(lesson.contains(&q), "the lesson does not say '{q}'");
+    }
 }
 
 /// Server `s`'s share of the requests sent after `at_ms`.
@@ -367,6 +386,17 @@ fn http2_pinning_layer_4_pins_the_heavy_user_and_starves_the_new_server() {
     assert!(rr > 0.1 && rr < 0.18, "round robin fills s5 slowly: {rr}");
     let lc = share_after(result(&reopened, AlgorithmId::LeastConnections), 4, 20_000.0);
     assert!(lc > 0.35, "least connections herds re-opened connections onto s5: {lc}");
+    let lesson = preset("http2-pinning").expect("preset").lesson;
+    let pinned: Vec<f64> = report.results.iter().map(|r| share_after(r, 4, 20_000.0) * 100.0).collect();
+    let (low, high) =
+        (pinned.iter().copied().fold(f64::MAX, f64::min), pinned.iter().copied().fold(0.0, f64::max));
+    for q in [
+        format!("{low:.1}% to {high:.0}% of the requests after the join"),
+        format!("(round robin {:.0}%)", rr * 100.0),
+        format!("s5 takes {:.0}%", lc * 100.0),
+    ] {
+        assert!(lesson.contains(&q), "the lesson does not say '{q}'");
+    }
     // Layer 7 places every request.
     let mut layer7 = scenario;
     layer7.set("layer", "7").expect("valid");
