@@ -54,14 +54,17 @@ impl Layers {
     /// Layer `i` is the rectangle `x[i] x (f[i + 1] - f[i])` of area `v`;
     /// the base layer is `r x f(r)` plus the tail beyond `r`, also `v`.
     fn new(density: fn(f64) -> f64, inverse: fn(f64) -> f64, r: f64, v: f64) -> Layers {
-        let mut x = [0.0; LAYERS + 1];
+        let (mut x, mut f) = ([0.0; LAYERS + 1], [0.0; LAYERS + 1]);
         x[0] = v / density(r);
+        f[0] = density(x[0]);
         x[1] = r;
+        f[1] = density(r);
         for i in 1..LAYERS - 1 {
-            x[i + 1] = inverse(density(x[i]) + v / x[i]);
+            x[i + 1] = inverse(f[i] + v / x[i]);
+            f[i + 1] = density(x[i + 1]);
         }
-        x[LAYERS] = 0.0;
-        Layers { x, f: x.map(density) }
+        f[LAYERS] = density(0.0);
+        Layers { x, f }
     }
 
     /// The point `u` (in (-1, 1)) scaled to layer `i`: the variate if it
