@@ -300,6 +300,11 @@ fn remap_storm_extra_misses_follow_the_users_each_rule_remaps() {
     assert!(lesson.contains(&format!("from about {before}% to {after}%")), "hit rate {before}% to {after}%");
 }
 
+/// The least and the most of some figures, as a lesson's range quotes them.
+fn least_and_most(figures: impl Iterator<Item = f64>) -> (f64, f64) {
+    figures.fold((f64::MAX, f64::MIN), |(low, high), x| (low.min(x), high.max(x)))
+}
+
 fn hit_rate(report: &Report, id: AlgorithmId) -> f64 {
     result(report, id).hit_rate.flatten().expect("caches on, lookups made")
 }
@@ -335,9 +340,7 @@ fn cache_locality_hashing_keeps_each_users_data_on_one_server() {
     // The lesson quotes these figures.
     let hashing =
         [AlgorithmId::UserHash, AlgorithmId::ConsistentHash, AlgorithmId::Maglev, AlgorithmId::Rendezvous];
-    let p99s: Vec<f64> = hashing.iter().map(|&id| result(&report, id).latency_ms.all.p99).collect();
-    let (low, high) =
-        (p99s.iter().copied().fold(f64::MAX, f64::min), p99s.iter().copied().fold(0.0, f64::max));
+    let (low, high) = least_and_most(hashing.iter().map(|&id| result(&report, id).latency_ms.all.p99));
     let lesson = preset("cache-locality").expect("preset").lesson;
     let quoted = [
         format!("p99s of {low:.0} to {high:.0} ms"),
@@ -387,9 +390,7 @@ fn http2_pinning_layer_4_pins_the_heavy_user_and_starves_the_new_server() {
     let lc = share_after(result(&reopened, AlgorithmId::LeastConnections), 4, 20_000.0);
     assert!(lc > 0.35, "least connections herds re-opened connections onto s5: {lc}");
     let lesson = preset("http2-pinning").expect("preset").lesson;
-    let pinned: Vec<f64> = report.results.iter().map(|r| share_after(r, 4, 20_000.0) * 100.0).collect();
-    let (low, high) =
-        (pinned.iter().copied().fold(f64::MAX, f64::min), pinned.iter().copied().fold(0.0, f64::max));
+    let (low, high) = least_and_most(report.results.iter().map(|r| share_after(r, 4, 20_000.0) * 100.0));
     for q in [
         format!("{low:.1}% to {high:.0}% of the requests after the join"),
         format!("(round robin {:.0}%)", rr * 100.0),
