@@ -1,4 +1,4 @@
-// Embeds as a blog post shows them (SPEC sections 9 and 15): a host page
+// Embeds as a blog post shows them (docs/embedding.md#embedding-a-scenario): a host page
 // on another origin iframes the built site and sizes the frame by the
 // `lbsim:resize` messages, as web/embed-demo.js does. One behaviour per
 // test: the heights, the lesson's plot (the core's preset table, the same

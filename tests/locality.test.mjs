@@ -1,4 +1,4 @@
-// Caches and layer 4 connections on the page (SPEC section 13), in
+// Caches and layer 4 connections on the page (docs/model.md#caches-and-connections), in
 // headless Chromium against dist/: the controls, the hit rate column and
 // plot, and the presets of the lesson, each held against the native core
 // and `lbsim run --url`.

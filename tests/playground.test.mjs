@@ -650,7 +650,7 @@ test("copy link and copy embed code give the share URL and an iframe snippet", a
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), env.server.base + "#v=1&zipf=1.5");
   await page.click("#copy-embed");
   const code = await page.inputValue("#embed-code");
-  // No controls by default; the lesson's plot (no preset: the latency plot) and the table (SPEC section 15).
+  // No controls by default; the lesson's plot (no preset: the latency plot) and the table (docs/embedding.md#what-an-embed-shows-keys-and-defaults).
   assert.match(code, /^<iframe src="[^"]+\?embed=1&amp;plots=cdf,table#v=1&amp;zipf=1.5"/);
   for (const part of ['title="', 'loading="lazy"', 'width="100%"']) assert.ok(code.includes(part), part);
   await context.close();

@@ -60,7 +60,7 @@ so a misreading of the source cannot pass.
 import sys
 import zlib
 
-# The pool of `crates/lbsim-core/src/balancer/placement.rs`'s tests, with
+# The pool of `crates/lbsim-core/src/balancer/builder.rs`'s tests, with
 # its weights 1, 2, 1.
 POOL = [("10.0.0.1:8080", 1), ("10.0.0.2:8080", 2), ("10.0.0.3:80", 1)]
 REAL_NGINX_FIRST_POINTS = [(10773370, 1), (18170467, 0), (26718565, 2)]

@@ -1,4 +1,4 @@
-// The page's performance budget (SPEC section 11 and docs/performance.md),
+// The page's performance budget (docs/performance.md#the-figures),
 // measured in headless Chromium against the built dist/: input change to
 // redrawn plots for the default scenario (median of 20, after 5 to warm
 // up), a 1M run, navigation to the first plot and to ready (median of 5
@@ -184,7 +184,7 @@ try {
   console.log(`    of which: page's wasm running at ${median(starts).toFixed(0)} ms, first worker ready at ${median(workerReady).toFixed(0)} ms (medians)`);
   for (const a of arrivals) {
     const goal = a.goal === null ? "no target" : `target ${a.goal} ms`;
-    // The targets are navigation to ready (SPEC section 11): every plot
+    // The targets are navigation to ready (docs/performance.md#the-figures): every plot
     // drawn. The first plot, which comes a task before, is beside it.
     const readies = a.times.map((t) => t.ready);
     console.log(`  navigation to ready (every plot drawn), ${a.what}, phone viewport, CPU ${a.rate}x: median ${median(readies).toFixed(0)} ms of ${readies.length} (${readies.map((t) => t.toFixed(0)).join(", ")}); ${goal}`);

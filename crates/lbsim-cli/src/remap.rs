@@ -1,4 +1,5 @@
-//! `lbsim remap`: the remapping experiment of SPEC section 5, for one
+//! `lbsim remap`: the remapping experiment
+//! (docs/model.md#remapping-what-moves-when-the-pool-changes), for one
 //! scheme (ownership per node before and after) or for every scheme (one
 //! line each, which is what the scale-out lesson compares).
 
@@ -139,8 +140,9 @@ fn experiment(args: &RemapArgs) -> Result<(Remap, Vec<Scheme>), Failure> {
     Ok((remap.placed_as(&placement), schemes))
 }
 
-/// One scheme's experiment, as JSON prints it: SPEC section 4's remapping
-/// object with the scheme and hash named.
+/// One scheme's experiment, as JSON prints it: the core's remapping
+/// object (`keys`, `moved`, `before`, `after`) with the scheme and hash
+/// named.
 #[derive(Serialize)]
 struct SchemeReport {
     scheme: &'static str,

@@ -1,5 +1,5 @@
 //! Cost per request of each algorithm on the `mixed` preset with 1M
-//! requests (SPEC section 11: at most 30 ns for the non-hash rules), the
+//! requests (docs/performance.md#the-figures: at most 30 ns for the non-hash rules), the
 //! cost of drawing the workload, and the cost as the pool grows from 4 to
 //! 1,024 servers. `cargo bench -p lbsim-core --bench engine`.
 
@@ -41,7 +41,7 @@ fn pool_growth(c: &mut Criterion) {
     group.finish();
 }
 
-/// The fleet over time (SPEC section 12: at most 1.5x the static cost per
+/// The fleet over time (docs/performance.md#the-figures: at most 1.5x the static cost per
 /// request): the mixed lab with the crash preset's events, active checks
 /// and one retry, through the fleet's event loop.
 fn fleet(c: &mut Criterion) {

@@ -1,4 +1,4 @@
-//! The events grammar (SPEC section 12 and 12.1): `TIME:SERVER:KIND`,
+//! The events grammar (docs/model.md#events): `TIME:SERVER:KIND`,
 //! comma-separated, the same string in links, flags and JSON.
 //!
 //! TIME is up to the first `:` and KIND (with its `=value`) after the last,

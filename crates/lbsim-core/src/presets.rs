@@ -1,4 +1,4 @@
-//! Presets: each a scenario and a lesson (SPEC section 6).
+//! Presets: each a scenario and a lesson.
 
 use alloc::vec;
 
@@ -28,8 +28,8 @@ pub struct LessonView {
     pub focus: &'static [AlgorithmId],
 }
 
-/// A view of the page, named by the id the embed key `plots=` takes (SPEC
-/// sections 9 and 15). Each preset names the one its lesson is read in:
+/// A view of the page, named by the id the embed key `plots=` takes
+/// (docs/embedding.md#what-an-embed-shows-keys-and-defaults). Each preset names the one its lesson is read in:
 /// an embed shows it unless its author lists others, and `lbsim url
 /// --embed` writes it, so the page and the CLI agree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! Remapping experiments (SPEC section 5): what moves when the pool changes.
+//! Remapping experiments: what moves when the pool changes
+//! (docs/model.md#remapping-what-moves-when-the-pool-changes).
 //!
 //! Keys `session:{i}` (or any pattern with `{i}`) for i in 0..K are mapped
 //! to nodes by a scheme before and after one node is added or removed; the
@@ -147,7 +148,7 @@ pub struct Remap {
     /// Hash function.
     pub hash: HashFn,
     /// Whose ring (consistent-hash): `lbsim`, or `nginx`, `haproxy` or
-    /// `ketama` with their own points (and hash) (SPEC 12.1's rings).
+    /// `ketama` with their own points (and hash) (docs/model.md#hashing-and-whose-construction).
     #[serde(default, skip_serializing_if = "Builder::is_default", alias = "ring")]
     pub builder: Builder,
 }

@@ -1,4 +1,4 @@
-//! The share-link codec (SPEC section 9): the scenario as readable
+//! The share-link codec (docs/embedding.md#share-links): the scenario as readable
 //! `key=value` pairs in the URL fragment, version first, defaults left out:
 //! `#v=1&slow-share=0.2&zipf=1.2&seed=7`. Keys are the CLI flag names.
 //!
@@ -7,7 +7,7 @@
 //! key given twice is reported and its later value applies. The CLI is
 //! strict: it turns any reported problem into an error.
 //!
-//! `preset=NAME` is a key like any other (SPEC section 9): the preset's
+//! `preset=NAME` is a key like any other: the preset's
 //! scenario is the base the link's other keys apply to, and encoding over
 //! a preset leaves out what equals the preset rather than the defaults.
 
@@ -337,8 +337,8 @@ pub fn share_link(base: &str, scenario: &Scenario, preset: Option<&Preset>, view
     base.to_string() + "#" + &encode_link(scenario, preset, views)
 }
 
-/// The plots an embed shows unless its `plots=` lists others (SPEC section
-/// 15): the lesson's plot and the results table (the remapping panel
+/// The plots an embed shows unless its `plots=` lists others
+/// (docs/embedding.md#what-an-embed-shows-keys-and-defaults): the lesson's plot and the results table (the remapping panel
 /// carries its own table, so alone); without a preset, the latency plot
 /// and the table.
 pub fn embed_plots(preset: Option<&Preset>) -> Vec<Plot> {
@@ -348,7 +348,7 @@ pub fn embed_plots(preset: Option<&Preset>) -> Vec<Plot> {
     }
 }
 
-/// The address an iframe embeds (SPEC section 9): `base` (its own query
+/// The address an iframe embeds (docs/embedding.md#embedding-a-scenario): `base` (its own query
 /// and fragment dropped), `?embed=1&plots=` the preset's [`embed_plots`]
 /// (and the sweep, when there is one), then the link's fragment. The
 /// page's "copy embed code" and `lbsim url --embed` both write it.
@@ -510,7 +510,7 @@ mod tests {
     }
 
     #[test]
-    fn spec_example_decodes() {
+    fn the_documented_example_link_decodes() {
         let d = decode("https://example.org/lbsim/#v=1&slow-share=0.2&zipf=1.2&seed=7");
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         assert_eq!((d.scenario.slow_share, d.scenario.zipf, d.scenario.seed), (0.2, 1.2, 7));

@@ -1,4 +1,4 @@
-//! The fleet over time (SPEC section 12), held to what NGINX, HAProxy and
+//! The fleet over time (docs/model.md#the-fleet-over-time), held to what NGINX, HAProxy and
 //! Envoy document and to the invariants every run keeps.
 
 use lbsim_core::fleet::{Attempt, Outcome};

@@ -3,7 +3,7 @@
 //! the code as it was: they say a change moved numbers, never that the
 //! numbers are right (the behaviour tests say that). The base model's
 //! lines (the first presets and the six static links) were captured from
-//! main before the engine learned about events (SPEC section 12.1); the
+//! main before the engine learned about events; the
 //! fleet, cache and layer 4 lines were captured later, from the code of
 //! their time, so they hold those mechanisms to what they did then.
 //!

@@ -1,4 +1,4 @@
-//! Caches and layer 4 connections (SPEC section 13), held to what an LRU
+//! Caches and layer 4 connections (docs/model.md#caches-and-connections), held to what an LRU
 //! cache and an L4 balancer do by definition, and to `lbsim remap`.
 
 use std::collections::{HashMap, HashSet};

@@ -11,7 +11,7 @@ use lbsim_core::balancer::builder::Builder;
 use lbsim_core::balancer::consistent_hash::Ring;
 use lbsim_core::hash::HashFn;
 
-/// The pool of `balancer/placement.rs`'s vectors, as the oracle's header
+/// The pool of `balancer/builder.rs`'s vectors, as the oracle's header
 /// names it.
 const POOL: [&str; 3] = ["10.0.0.1:8080", "10.0.0.2:8080", "10.0.0.3:80"];
 const WEIGHTS: [u32; 3] = [1, 2, 1];

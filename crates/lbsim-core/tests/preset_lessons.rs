@@ -1,5 +1,5 @@
 //! Each preset's lesson is a claim about the simulation; these tests hold
-//! the claims to the numbers (SPEC section 6).
+//! the claims to the numbers.
 
 use std::collections::HashSet;
 

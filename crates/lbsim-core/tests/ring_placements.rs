@@ -1,7 +1,7 @@
 //! Rings placed as real deployments place them (`ring=nginx|ketama`), for
 //! the consistent-hash and bounded-load rules and the remap experiment.
 //! The constructions themselves are pinned by vectors in
-//! `balancer/placement.rs`; these hold what follows from them.
+//! `balancer/builder.rs`; these hold what follows from them.
 
 use lbsim_core::balancer::builder::Builder;
 use lbsim_core::remap::{remap, Change, Remap, Scheme};

@@ -1,7 +1,7 @@
 //! The playground's second wasm module: the panels a first visit does not
 //! need, fetched the first time a reader opens one (`web/boot.js`,
 //! `window.lbsimTools()`), so the first visit stays within its budget
-//! (SPEC section 11). Each export takes the page's share link, reads the
+//! (docs/performance.md#the-figures). Each export takes the page's share link, reads the
 //! scenario from it as any link is read, and draws into the same page;
 //! the drawing is `lbsim-web`'s, the numbers the core's. The replay is a
 //! module of its own (`lbsim-replay`).

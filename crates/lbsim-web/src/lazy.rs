@@ -1,7 +1,7 @@
 //! The modules fetched the first time a reader opens a panel that needs
 //! them: `lbsim-tools` (the remapping experiment and the Config panel) and
 //! `lbsim-replay` (the replay). A first visit does not carry their code
-//! (SPEC section 11's budget). `web/boot.js` loads each once
+//! (its budget: docs/performance.md#the-figures). `web/boot.js` loads each once
 //! (`window.lbsimTools(name)`, a promise of its exports); this asks for
 //! one only when a panel that needs it is open, and calls into it with the
 //! page's share link, from which that module reads the scenario as any

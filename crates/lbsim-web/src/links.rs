@@ -232,7 +232,8 @@ pub fn follow_preset(p: Option<&'static Preset>) {
 }
 
 /// The page's own query: `theme=` on any page, and with `embed=1` the
-/// compact view of an iframe (SPEC section 15): the lesson, the plots
+/// compact view of an iframe
+/// (docs/embedding.md#what-an-embed-shows-keys-and-defaults): the lesson, the plots
 /// `plots=` names (by default the preset's, [`url::embed_plots`]), the
 /// controls `controls=` names (none by default), and a last line linking
 /// the full playground and its glossary; its height goes to the parent

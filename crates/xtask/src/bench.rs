@@ -106,7 +106,8 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// The `lbsim` binary against the article's lab in plain Python, same
 /// scenario (`mixed`), same request count, same three rules: processes
-/// alternate, `CLI_REPS` each, medians compared. Then the SPEC's CLI budget:
+/// alternate, `CLI_REPS` each, medians compared. Then the CLI's budget
+/// (docs/performance.md#the-figures):
 /// `mixed`, 1M requests, all eleven rules.
 fn cli(args: &[String]) -> Result<(), String> {
     let requests: u64 = match args.first() {
@@ -153,7 +154,7 @@ fn cli(args: &[String]) -> Result<(), String> {
             py / one_core
         );
     }
-    step("cli budget (SPEC 11): lbsim run --preset mixed --requests 1000000, all algorithms, median of 3");
+    step("cli budget (docs/performance.md): lbsim run --preset mixed --requests 1000000, all algorithms, median of 3");
     let budget_args = cli_args(1_000_000, None);
     let times: Result<Vec<f64>, String> = (0..3).map(|_| time(&lbsim, &budget_args, &[])).collect();
     let seconds = median(times?);

@@ -17,8 +17,9 @@ const DETERMINISM_SCENARIOS: &[&str] = &[
     // The fleet over time: every event kind, every health mechanism, retries,
     // warm-up and slow start (whose weights and ramps are float arithmetic).
     r#"{"servers":5,"balancers":2,"weights":[1,2,1,1,3],"events":"5s:s5:join,10s:s1:crash,15s:s1:recover,20s:s2:fail,30s:s2:recover,25s:s3:slow=0.3,35s:s3:recover,40s:s4:leave","retries":2,"count-5xx":true,"check-ms":1000,"check":"http","outlier-5xx":3,"warmup-ms":5000,"slow-start-ms":8000,"slow-start-aggression":1.5}"#,
-    // Caches and layer 4 connections (SPEC 13): a crash empties a cache, a
-    // join starts cold, connections re-open and close.
+    // Caches and layer 4 connections (docs/model.md#caches-and-connections):
+    // a crash empties a cache, a join starts cold, connections re-open and
+    // close.
     r#"{"servers":5,"balancers":2,"cache-keys":150,"hit-cost":0.3,"layer":4,"conn-life-ms":7000,"events":"10s:s5:join,20s:s2:crash,30s:s2:recover,40s:s3:leave"}"#,
     r#"{"cache-keys":300,"load":1.6,"servers":5,"events":"20s:s5:join"}"#,
 ];

@@ -1,5 +1,5 @@
 //! Bad input exits 2 with one line naming the field, the value and what is
-//! allowed (SPEC sections 7 and 10); nothing panics.
+//! allowed (docs/cli.md#exit-status-and-errors); nothing panics.
 
 use crate::lbsim;
 

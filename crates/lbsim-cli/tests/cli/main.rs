@@ -1,7 +1,7 @@
 //! End-to-end tests of the `lbsim` binary, one module per behaviour. Each
 //! pins the output against something outside the CLI: a reference
 //! implementation's documented sequence, a remapping fraction from theory,
-//! the SPEC's field names, another command's output.
+//! the report's documented field names, another command's output.
 
 mod config_writes_what_the_balancer_takes;
 mod edge_inputs_keep_their_meaning;

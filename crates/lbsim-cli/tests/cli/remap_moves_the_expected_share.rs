@@ -1,4 +1,5 @@
-//! `lbsim remap` against the theory of SPEC section 5: modulo 4 -> 5 moves
+//! `lbsim remap` against the theory
+//! (docs/model.md#remapping-what-moves-when-the-pool-changes): modulo 4 -> 5 moves
 //! about 4/5 of the keys, a ring, jump hash and Maglev about 1/5, and
 //! rendezvous moves exactly the keys the new node takes.
 

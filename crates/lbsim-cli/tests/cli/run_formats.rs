@@ -1,5 +1,5 @@
 //! `lbsim run`: the three formats, the sources and their order, and the
-//! presets' lessons (SPEC sections 4, 6 and 10).
+//! presets' lessons (docs/cli.md#lbsim-run-one-scenario-every-rule).
 
 use crate::{json, lbsim, stdout};
 
@@ -41,9 +41,9 @@ fn table_has_no_quick_column_without_a_quick_class() {
     assert!(row.split_whitespace().nth(1).is_some_and(|p99| p99.parse::<f64>().is_ok()), "{row}");
 }
 
-/// SPEC section 4 names these fields; they must all be there.
+/// docs/cli.md#formats names these fields; they must all be there.
 #[test]
-fn json_has_the_fields_the_spec_names() {
+fn json_has_the_fields_the_docs_name() {
     let report = json(&["run", "--requests", "3000"]);
     for key in ["scenario", "realized", "results"] {
         assert!(report.get(key).is_some(), "{key}");
@@ -120,7 +120,7 @@ fn mixed_preset_tells_the_articles_story() {
     assert!(result(&report, "user-hash")["busiest_share"].as_f64().expect("share") > 0.3);
 }
 
-/// SPEC section 6: round robin keeps sending C a third of the traffic and
+/// The `degraded` lesson: round robin keeps sending C a third of the traffic and
 /// C's queue grows; least connections gives C about an eighth (more than
 /// the fluid model's 2/22: whole counts tie, ties rotate) and C never queues.
 #[test]

@@ -18,8 +18,9 @@ fn smooth_wrr_5_1_1_is_the_nginx_sequence() {
     assert_eq!(got, ["a", "a", "b", "a", "c", "a", "a"]);
 }
 
-/// SPEC section 3: weights 4,2,1 give a b a c a b a; the sequence repeats
-/// with the period of the total weight.
+/// NGINX's smooth weighted round robin
+/// (docs/model.md#the-rules-and-whom-they-follow): weights 4,2,1 give
+/// a b a c a b a; the sequence repeats with the period of the total weight.
 #[test]
 fn smooth_wrr_4_2_1_repeats_every_seven_picks() {
     let got =

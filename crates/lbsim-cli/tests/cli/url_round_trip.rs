@@ -1,4 +1,4 @@
-//! `lbsim url` writes the link SPEC section 9 describes, and `lbsim run
+//! `lbsim url` writes the link docs/embedding.md#share-links describes, and `lbsim run
 //! --url` reads it back to the very same report.
 
 use crate::stdout;
@@ -12,7 +12,8 @@ fn url_prints_the_spec_example_link() {
     assert_eq!(stdout(&["url"]).trim(), "http://127.0.0.1:8080/#v=1", "defaults are left out");
 }
 
-/// `--embed` writes the address SPEC section 15 describes: the preset's
+/// `--embed` writes the address an embed takes
+/// (docs/embedding.md#what-an-embed-shows-keys-and-defaults): the preset's
 /// lesson plot and the table (the page's own default), the same fragment
 /// as the share link; a link's preset counts as `--preset` does.
 #[test]

@@ -389,7 +389,7 @@ mod tests {
     /// ones. Every pick is held to the rule written out above: HAProxy's
     /// home point and allowances (over the available servers' weights,
     /// with this test's own count of what is in flight), walking clockwise
-    /// past servers the pick may not take (SPEC section 12: a ring walks
+    /// past servers the pick may not take (docs/model.md#events: a ring walks
     /// clockwise to the next available server), and the first allowed
     /// server on the walk when every allowed one is full.
     #[test]

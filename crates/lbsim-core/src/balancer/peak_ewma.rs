@@ -12,11 +12,13 @@
 //!
 //! In a fleet run the two are distinct allowed servers (one allowed: that
 //! one). Slow start divides each cost by the server's effective weight
-//! (SPEC 12.1); while the effective weights are equal the division is left
-//! out, so it changes no comparison. EWMAs and counts are kept.
+//! (docs/model.md#order-and-weights-in-the-loop); while the effective
+//! weights are equal the division is left out, so it changes no
+//! comparison. EWMAs and counts are kept.
 //!
 //! At layer 4 the count is of open connections and the EWMA learns from
-//! the requests on the connections this copy placed (SPEC 13.1).
+//! the requests on the connections this copy placed
+//! (docs/model.md#caches-and-connections).
 
 use alloc::vec::Vec;
 

@@ -41,7 +41,7 @@ pub trait Balancer {
     /// as failed), told just after its completion. Only NGINX's weights
     /// take note: a failed peer's effective weight drops.
     fn failed(&mut self, _server: usize) {}
-    /// Layer 4 (SPEC section 13): a connection this copy opened to
+    /// Layer 4 (docs/model.md#caches-and-connections): a connection this copy opened to
     /// `server` (`dispatched` counted it) closed at `now_ms`. Counting
     /// rules count open connections, so by default it is a completion
     /// (whose latency no counting rule reads).
@@ -78,7 +78,7 @@ pub trait Balancer {
         false
     }
 
-    // The fleet over time (SPEC section 12): a run with events or health
+    // The fleet over time (docs/model.md#the-fleet-over-time): a run with events or health
     // checks calls these instead of `pick` alone. Static runs never do.
 
     /// Chooses among the servers `eligible` allows, the rule's own next
@@ -107,8 +107,9 @@ pub trait Balancer {
     }
 
     /// Slow start changed the effective weights (the configured weight
-    /// times 256 times the ramp, SPEC 12.1): rules that use weights or
-    /// counts take them, keeping their counts; hashing rules ignore them.
+    /// times 256 times the ramp, docs/model.md#order-and-weights-in-the-loop):
+    /// rules that use weights or counts take them, keeping their counts;
+    /// hashing rules ignore them.
     fn reweight(&mut self, _weights: &[u32]) {}
 }
 

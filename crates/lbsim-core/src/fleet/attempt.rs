@@ -252,7 +252,7 @@ impl State {
             h.passive.failed(s, t);
             run.copies[r].failed(s);
         }
-        // At layer 4 only connection errors are seen (SPEC 13.1).
+        // At layer 4 only connection errors are seen (docs/model.md#caches-and-connections).
         if self.connections.is_none() || a.outcome == Outcome::Connection {
             let members = self.members.iter().filter(|&&m| m).count();
             self.health[c].outlier.errored(s, t, members);

@@ -1,4 +1,4 @@
-//! Per-server caches of user data (SPEC section 13): where hashing pays.
+//! Per-server caches of user data (docs/model.md#caches-and-connections): where hashing pays.
 //!
 //! Each server keeps the data of its `cache-keys` most recently served
 //! users. A request whose user is cached there is a hit and does

@@ -1,4 +1,4 @@
-//! Layer 4 (SPEC section 13): each user holds one long-lived multiplexed
+//! Layer 4 (docs/model.md#caches-and-connections): each user holds one long-lived multiplexed
 //! connection (HTTP/2, gRPC). The rule places the connection, not the
 //! request: it picks a server when the connection opens, through the copy
 //! that got the user's request, and every request on it goes there.

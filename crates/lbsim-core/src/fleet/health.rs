@@ -1,4 +1,4 @@
-//! Health, as the three balancers do it (SPEC section 12 and 12.1):
+//! Health, as the three balancers do it (docs/model.md#health-checks-retries-warm-up):
 //! NGINX's passive checks and Envoy's outlier detection per balancer copy,
 //! HAProxy's active checks shared by every copy, and Envoy's slow start.
 
@@ -512,12 +512,12 @@ mod tests {
 
     /// A known difference. Under a second ours takes `max(t, 1 s)`, as
     /// Envoy's documentation (`slow_start.rst`: `max(TimeSinceStartInSeconds,
-    /// 1)`) and SPEC section 12 write it; Envoy's source takes `max(t, 1 ms)`
+    /// 1)`) and docs/model.md#health-checks-retries-warm-up write it; Envoy's source takes `max(t, 1 ms)`
     /// (its test `SlowStartNoWaitNonLinearAggression` says so at the
     /// moment a host is added: "max((0.001/60)^(1/2), 0.1)=max(0.004,
     /// 0.1)=0.1 factor", where ours gives 0.129). The two differ only where
     /// `(1 s / window)^(1/aggression)` is above the 0.1 floor and t < 1 s.
-    /// Left as it is (the specification's choice; the lead decides);
+    /// Ours keeps the documented formula;
     /// this test fails if either side moves.
     #[test]
     fn under_a_second_ours_follows_envoys_docs_not_its_source() {

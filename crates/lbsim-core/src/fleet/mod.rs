@@ -1,4 +1,4 @@
-//! The fleet over time (SPEC section 12): servers that slow down, fail,
+//! The fleet over time (docs/model.md#the-fleet-over-time): servers that slow down, fail,
 //! crash, recover, join and leave; errors and retries; health as NGINX,
 //! HAProxy and Envoy check it; warm-up and slow start.
 //!
@@ -7,7 +7,7 @@
 //! which keeps the static engine's servers, queues and summaries and adds
 //! what changes over time. At one instant it takes fleet events, then
 //! completions and errors, then health probes and timers, then retries,
-//! then arrivals (SPEC 12.1); ties within a kind by index.
+//! then arrivals (docs/model.md#order-and-weights-in-the-loop); ties within a kind by index.
 //!
 //! The events are known before the run ([`timeline`]), so, as in the
 //! static engine, a request's start and service are fixed when it is
@@ -187,7 +187,7 @@ impl State {
         self.next_event += 1;
         self.unsettled = true;
         // A crashed server's cache is lost and a joining one starts cold;
-        // connections close on a crash or a leave (SPEC 13.1).
+        // connections close on a crash or a leave (docs/model.md#caches-and-connections).
         if matches!(kind, EventKind::Crash | EventKind::Join) {
             if let Some(caches) = &mut self.caches {
                 caches.empty(s);

@@ -208,7 +208,7 @@ pub(crate) struct State {
     /// With the log kept: each copy's verdicts on the servers.
     pub(super) verdicts: Vec<Verdict>,
     pub(super) horizon_ms: f64,
-    /// Servers' caches, when they keep them (SPEC section 13).
+    /// Servers' caches, when they keep them (docs/model.md#caches-and-connections).
     pub(super) caches: Option<Caches>,
     /// Layer 4: every user's connection.
     pub(super) connections: Option<Connections>,
@@ -304,7 +304,7 @@ impl State {
             in_order: 0,
             early: 0,
             ok_latencies: Vec::new(),
-            // Retries and HTTP errors are layer 7's (SPEC 13.1).
+            // Retries and HTTP errors are layer 7's (docs/model.md#caches-and-connections).
             retries_allowed: if layer4 { 0 } else { scenario.retries },
             count_5xx: scenario.count_5xx && !layer4,
             error_ms: scenario.error_ms,

@@ -1,4 +1,4 @@
-//! What a run reports, per algorithm (SPEC section 4), as serde types with
+//! What a run reports, per algorithm (docs/cli.md#formats), as serde types with
 //! stable names, and the statistics behind them.
 
 use alloc::format;

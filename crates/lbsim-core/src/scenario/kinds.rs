@@ -37,7 +37,7 @@ impl FromStr for CheckKind {
     }
 }
 
-/// Where the balancer works (SPEC section 13): per request (layer 7) or
+/// Where the balancer works (docs/model.md#caches-and-connections): per request (layer 7) or
 /// per connection (layer 4, long-lived multiplexed connections). JSON
 /// writes it as the number.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -64,7 +64,7 @@ impl Scenario {
             .sum()
     }
 
-    /// Whether servers keep caches (SPEC section 13).
+    /// Whether servers keep caches (docs/model.md#caches-and-connections).
     pub fn uses_caches(&self) -> bool {
         self.cache_keys > 0
     }
