@@ -1,8 +1,8 @@
 //! # lbsim-core
 //!
 //! The deterministic discrete-event simulator behind lbsim: which server
-//! gets your request, under eleven load-balancing rules, from one common
-//! request stream.
+//! gets your request, under every load-balancing rule in its registry
+//! ([`AlgorithmId::ALL`]), from one common request stream.
 //!
 //! Data flows one way: a [`Scenario`] (from a URL, CLI flags or JSON) is
 //! validated against the one table of ranges ([`scenario::FIELDS`]), drawn
@@ -20,17 +20,20 @@
 //! layer or below (`cargo xtask layers` checks it, and that no file
 //! reaches itself through the files it names):
 //!
-//! 1. `hash`, `chacha`, `sort`, `num`, `rng`: arithmetic and randomness;
+//! 1. `hash`, `chacha`, `sort`, `num`, `rng`, `ziggurat` (exponential and
+//!    normal draws): arithmetic and randomness;
 //! 2. [`balancer`] (the rules: each gets a [`balancer::Pool`], never a
 //!    scenario) and [`events`] (the events grammar);
 //! 3. [`scenario`]: the type, the one field table, validation;
 //! 4. [`workload`], [`report`], [`theory`], [`remap`], [`cost`], [`config`]
-//!    (the scenario as NGINX, HAProxy or Envoy configuration), [`trace`] (a
-//!    rule's picks for given arrivals and finishes);
+//!    (the scenario as NGINX, HAProxy or Envoy configuration);
 //! 5. `server`: the server model both engines run on;
 //! 6. [`fleet`]: the event loop of a fleet that changes;
-//! 7. [`engine`]: a run, through the static loop or the fleet's;
-//! 8. [`sweep`], [`presets`], then [`url`], which names both.
+//! 7. [`engine`]: a run, through the static loop or the fleet's, and
+//!    [`trace`] (a rule's picks for given arrivals and finishes);
+//! 8. [`sweep`], [`presets`], then [`replay`] (a run's first requests,
+//!    attempt by attempt; its default pair is a preset's), then [`url`],
+//!    which names them all.
 #![no_std]
 
 extern crate alloc;

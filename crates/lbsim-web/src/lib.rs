@@ -16,10 +16,11 @@
 //!    `plots::remap`, `plots::sweep`), `table`, `events` (the events
 //!    editor), `controls` (the scenario form);
 //! 2. what the page knows: `state`;
-//! 3. views and workers: `lazy` (the second module, `lbsim-tools`, loaded
-//!    on first use), `view` (drawing), `panels` (what the second module
-//!    draws: remapping, Config), `replay` (the replay view, the second
-//!    module's too), `links` (the URL, sharing, embeds), `pool`
+//! 3. views and workers: `lazy` (the second and third modules,
+//!    `lbsim-tools` and `lbsim-replay`, loaded on first use), `view`
+//!    (drawing), `panels` (what the second module draws: remapping,
+//!    Config), `replay` (the replay view, the third module's), `links`
+//!    (the URL, sharing, embeds), `pool`
 //!    (the workers), `sweep` (the sweep view), `run` (the page's own run);
 //! 4. `wiring` (what each input does), and this file (start).
 //!
