@@ -1,0 +1,64 @@
+//! The real balancers as processes: started in the foreground, waited for
+//! until they listen, and stopped by their own pid.
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub(super) fn nginx_path() -> PathBuf {
+    ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .unwrap_or("nginx".into())
+}
+
+/// NGINX in the foreground, its paths under `prefix`.
+pub(super) fn nginx_command(prefix: &Path) -> Command {
+    let mut command = Command::new(nginx_path());
+    command.arg("-p").arg(prefix).arg("-c").arg(prefix.join("nginx.conf"));
+    command
+}
+
+/// A balancer running in the foreground, stopped by its own pid.
+pub(super) struct Running {
+    child: Child,
+}
+
+impl Running {
+    /// Starts `command` and waits (at most 10 s) until port `last`, its
+    /// last front, answers; `dir` holds its logs.
+    pub(super) fn start(mut command: Command, dir: &Path, last: u16) -> Result<Running, String> {
+        let program = command.get_program().to_string_lossy().into_owned();
+        let child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("could not start {program}: {e}"))?;
+        let mut running = Running { child };
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", last)).is_err() {
+            if started.elapsed() > Duration::from_secs(10) {
+                running.stop();
+                return Err(format!("{program} did not listen within 10 s (see {})", dir.display()));
+            }
+            if let Ok(Some(status)) = running.child.try_wait() {
+                return Err(format!("{program} exited at once ({status}; see {})", dir.display()));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(running)
+    }
+
+    pub(super) fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
