@@ -22,7 +22,8 @@ use crate::tools::{root, step};
 
 /// A crate's layers, bottom first; a module belongs to the layer that
 /// names it or its nearest named ancestor (`plots` holds `plots::cdf`).
-/// `crate` is the root file (`lib.rs` or `main.rs`).
+/// `crate` is the root file (`lib.rs` or `main.rs`) alone: a module that
+/// no layer names, itself or through an ancestor, fails the check.
 struct Layers {
     dir: &'static str,
     layers: &'static [&'static [&'static str]],
@@ -65,7 +66,7 @@ const LAYERS: &[Layers] = &[
             // The commands, the ones that share run's output first.
             &["run"],
             &["remap", "sweep"],
-            &["trace", "config"],
+            &["trace", "config", "replay"],
             &["crate"],
         ],
     },
@@ -199,20 +200,32 @@ impl Graph {
     }
 
     fn layer_breaks(&self, layers: &[&[&str]]) -> Vec<String> {
+        let listed = |key: &str| layers.iter().position(|l| l.contains(&key));
+        // The root file is `crate`; any other module is placed by its own
+        // path or its nearest listed ancestor, never by the root, so a new
+        // top-level module is in no layer until it is listed.
         let layer_of = |module: &str| -> Option<usize> {
             let mut path = split(module);
-            loop {
-                let key = if path.is_empty() { "crate".to_string() } else { path.join("::") };
-                if let Some(i) = layers.iter().position(|l| l.contains(&key.as_str())) {
+            if path.is_empty() {
+                return listed("crate");
+            }
+            while !path.is_empty() {
+                if let Some(i) = listed(&path.join("::")) {
                     return Some(i);
                 }
-                path.pop()?;
+                path.pop();
             }
+            None
         };
         let mut breaks = Vec::new();
         for module in self.modules.keys() {
             let Some(from) = layer_of(module) else {
-                breaks.push(format!("{} is in no layer; add it to LAYERS", self.file_of(module)));
+                breaks.push(format!(
+                    "{} is in no layer: list `{}` in this crate's layers in crates/xtask/src/layers.rs \
+                     (its child modules go with it)",
+                    self.file_of(module),
+                    split(module).first().map_or("", String::as_str)
+                ));
                 continue;
             };
             for (to, line) in &self.edges[module] {
@@ -497,7 +510,10 @@ mod tests {
     use super::*;
 
     fn graph(files: &[(&str, &str)]) -> Graph {
-        let dir = std::env::temp_dir().join(format!("layers-test-{}-{}", std::process::id(), files.len()));
+        // A directory per call: the tests run in parallel.
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("layers-test-{}-{call}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         for (path, text) in files {
             let file = dir.join(path);
@@ -540,5 +556,28 @@ mod tests {
         assert!(breaks.is_empty(), "{breaks:?}");
         let breaks = g.layer_breaks(&[&["b"], &["c", "a"], &["crate"]]);
         assert_eq!(breaks, vec!["b.rs:1 names c.rs, a higher layer"]);
+    }
+
+    #[test]
+    fn a_module_no_layer_lists_is_refused_and_children_go_with_their_parent() {
+        let g = graph(&[
+            ("lib.rs", "mod a; mod b; mod c;"),
+            ("a.rs", "pub struct A;"),
+            ("b/mod.rs", "mod d;"),
+            ("b/d.rs", "use crate::a::A;"),
+            ("c/mod.rs", "mod e;"),
+            ("c/e.rs", "pub struct E;"),
+        ]);
+        let breaks = g.layer_breaks(&[&["a"], &["b"], &["crate"]]);
+        let listing = "in this crate's layers in crates/xtask/src/layers.rs (its child modules go with it)";
+        assert_eq!(
+            breaks,
+            vec![
+                format!("c/mod.rs is in no layer: list `c` {listing}"),
+                format!("c/e.rs is in no layer: list `c` {listing}"),
+            ],
+            "b/d.rs is placed with b; c and its child are in no layer, not in the root's"
+        );
+        assert!(g.layer_breaks(&[&["a"], &["b", "c"], &["crate"]]).is_empty());
     }
 }
