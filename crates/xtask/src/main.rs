@@ -14,9 +14,9 @@
 //! - `cargo xtask conformance`: the real NGINX (installed when missing)
 //!   against `lbsim trace`, request by request; the gate runs it after the
 //!   tests.
-//! - `cargo xtask layers`: no import circle between files, and no module
-//!   naming a higher layer than its own (the layers are listed in
-//!   `layers.rs`); the gate runs it after clippy.
+//! - `cargo xtask layers`: no import circle between files, every module
+//!   in a layer, and no module naming a higher layer than its own (the
+//!   layers are listed in `layers.rs`); the gate runs it after clippy.
 //!
 //! Each command installs what it needs the first time (the wasm target,
 //! Trunk, the wasm-bindgen CLI, Chromium, npm packages), saying so.
