@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Where Debian installs NGINX, or `nginx` on the PATH.
 pub(super) fn nginx_path() -> PathBuf {
     ["/usr/sbin/nginx", "/usr/bin/nginx"]
         .iter()
