@@ -2,7 +2,7 @@
 //! the core's `config` (what the balancer cannot express is a comment).
 
 use clap::Args;
-use lbsim_core::config::{self, Balancer, Key, Request};
+use lbsim_core::config::{self, Key, Program, Request};
 use lbsim_core::AlgorithmId;
 
 use crate::flags::Sources;
@@ -30,9 +30,9 @@ pub struct ConfigArgs {
 }
 
 pub fn config(args: &ConfigArgs) -> Result<(), Failure> {
-    let ids = |all: &[Balancer]| all.iter().map(|b| b.id()).collect::<Vec<_>>().join(", ");
-    let balancer: Balancer =
-        args.balancer.trim().parse().map_err(|()| bad("for", &args.balancer, ids(&Balancer::ALL)))?;
+    let ids = |all: &[Program]| all.iter().map(|b| b.id()).collect::<Vec<_>>().join(", ");
+    let program: Program =
+        args.balancer.trim().parse().map_err(|()| bad("for", &args.balancer, ids(&Program::ALL)))?;
     let scenario = args.sources.scenario()?;
     let rule = match (&args.algorithm, scenario.rules().as_slice()) {
         (Some(text), _) => text.trim().parse().map_err(|()| {
@@ -62,6 +62,6 @@ pub fn config(args: &ConfigArgs) -> Result<(), Failure> {
         Some(text) => Key::parse(text.trim())
             .ok_or_else(|| bad("key", text, "arg:NAME or header:NAME, NAME of letters, digits, - and _"))?,
     };
-    let request = Request { balancer, rule, full: args.full, key, port };
+    let request = Request { program, rule, full: args.full, key, port };
     print(&config::write(&scenario, &request))
 }

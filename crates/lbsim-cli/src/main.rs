@@ -8,9 +8,12 @@
 //! - `lbsim run`: one scenario, every chosen algorithm, as a table, JSON or CSV;
 //! - `lbsim remap`: what moves when a node joins or leaves a hashed pool;
 //! - `lbsim trace`: a rule's picks on an idle pool, or with requests held;
+//! - `lbsim replay`: a run's first requests for two rules side by side,
+//!   the counters at given moments, or every attempt;
 //! - `lbsim url`: the share link of a scenario, or with `--embed` the
 //!   address an iframe embeds;
-//! - `lbsim sweep`: one parameter across a range, on all cores.
+//! - `lbsim sweep`: one parameter across a range, on all cores;
+//! - `lbsim config`: the scenario as NGINX, HAProxy or Envoy configuration.
 //!
 //! What it is not: a simulator. Queueing, balancers, ranges and the link
 //! codec all live in `lbsim-core`; this crate parses arguments, runs the
@@ -40,7 +43,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use lbsim_core::scenario::Unprintable;
+use lbsim_core::scenario::Escaped;
 
 use crate::outcome::{exit_status, Failure};
 
@@ -135,7 +138,7 @@ fn one_line(error: &clap::Error) -> String {
         .collect();
     let line = parts.join("; ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
-    format!("{}; see --help", Unprintable(line))
+    format!("{}; see --help", Escaped(line))
 }
 
 /// When clap refuses the arguments, one holding a control character (an

@@ -19,11 +19,11 @@ use core::fmt::Write;
 use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
 use crate::hash::HashFn;
-use crate::scenario::{CheckKind, Scenario};
+use crate::scenario::{CheckKind, Expression, Field, Scenario, FIELDS};
 
-/// The balancers a scenario can be written for.
+/// The programs a scenario can be written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Balancer {
+pub enum Program {
     /// NGINX 1.22 open source (`nginx-light`).
     Nginx,
     /// HAProxy 2.6.
@@ -32,24 +32,24 @@ pub enum Balancer {
     Envoy,
 }
 
-impl Balancer {
-    /// Every balancer, as `--for` lists them.
-    pub const ALL: [Balancer; 3] = [Balancer::Nginx, Balancer::Haproxy, Balancer::Envoy];
+impl Program {
+    /// Every program, as `--for` lists them.
+    pub const ALL: [Program; 3] = [Program::Nginx, Program::Haproxy, Program::Envoy];
 
-    /// The balancer's name in `--for`.
+    /// The program's name in `--for`.
     pub fn id(self) -> &'static str {
         match self {
-            Balancer::Nginx => "nginx",
-            Balancer::Haproxy => "haproxy",
-            Balancer::Envoy => "envoy",
+            Program::Nginx => "nginx",
+            Program::Haproxy => "haproxy",
+            Program::Envoy => "envoy",
         }
     }
 }
 
-impl core::str::FromStr for Balancer {
+impl core::str::FromStr for Program {
     type Err = ();
-    fn from_str(s: &str) -> Result<Balancer, ()> {
-        Balancer::ALL.into_iter().find(|b| b.id() == s).ok_or(())
+    fn from_str(s: &str) -> Result<Program, ()> {
+        Program::ALL.into_iter().find(|b| b.id() == s).ok_or(())
     }
 }
 
@@ -81,8 +81,8 @@ impl Key {
 /// file (listening on `port`) or the block alone, the hash key.
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// The balancer.
-    pub balancer: Balancer,
+    /// The program the configuration is for.
+    pub program: Program,
     /// The rule.
     pub rule: AlgorithmId,
     /// A whole runnable config rather than the block.
@@ -122,61 +122,50 @@ fn time(ms: u32) -> String {
 
 /// The configuration `request` asks for.
 pub fn write(scenario: &Scenario, request: &Request) -> String {
-    match request.balancer {
-        Balancer::Nginx => nginx(scenario, request),
-        Balancer::Haproxy => haproxy(scenario, request),
-        Balancer::Envoy => envoy(scenario, request),
+    match request.program {
+        Program::Nginx => nginx(scenario, request),
+        Program::Haproxy => haproxy(scenario, request),
+        Program::Envoy => envoy(scenario, request),
     }
 }
 
-/// What the scenario asks that the balancer does not do, as comment lines
-/// (without the comment sign).
-fn unexpressed(scenario: &Scenario, balancer: Balancer) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut not = |yes: bool, what: &str| {
-        if yes {
-            out.push(what.to_string());
-        }
-    };
-    // Passive checks act only on a fleet that fails.
-    let passive = scenario.max_fails > 0 && !scenario.events.0.is_empty();
-    match balancer {
-        Balancer::Nginx => {
-            not(
-                scenario.check_ms > 0,
-                "active health checks (check-ms): NGINX Plus's health_check, not open-source NGINX",
-            );
-            not(
-                scenario.slow_start_ms > 0,
-                "slow start (slow-start-ms): NGINX Plus's slow_start, not open-source NGINX",
-            );
-            not(
-                scenario.outlier_5xx > 0,
-                "outlier detection (outlier-5xx): Envoy's; NGINX's passive checks are max_fails",
-            );
-        }
-        Balancer::Haproxy => {
-            not(scenario.outlier_5xx > 0, "outlier detection (outlier-5xx): Envoy's; HAProxy's nearest is observe layer7 with error-limit");
-            not(passive, "passive checks (max-fails, fail-timeout-ms): NGINX's; HAProxy's nearest is observe layer4 with error-limit");
-            not(
-                scenario.weights.iter().any(|&w| w > 256),
-                "weights above 256: HAProxy's largest, written as 256",
-            );
-        }
-        Balancer::Envoy => {
-            not(
-                passive,
-                "passive checks (max-fails, fail-timeout-ms): NGINX's; Envoy's nearest is outlier detection",
-            );
-            not(scenario.retries > 0, "retries: on the route, retry_policy { num_retries, retry_on: connect-failure (and 5xx with count-5xx) }");
+/// How `program`'s configuration expresses `field` (its row says).
+fn expression(field: &Field, program: Program) -> Expression {
+    match program {
+        Program::Nginx => field.config.nginx,
+        Program::Haproxy => field.config.haproxy,
+        Program::Envoy => field.config.envoy,
+    }
+}
+
+/// What the scenario asks that the program does not do, as comment lines
+/// (without the comment sign): every field whose row says the program
+/// lacks it, when the scenario uses it, each note once.
+fn unexpressed(scenario: &Scenario, program: Program) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for field in FIELDS {
+        let note = match expression(field, program) {
+            Expression::Missing(note) if field.is_set(scenario) => note,
+            Expression::MissingWhen(note, asked) if asked(scenario) => note,
+            Expression::Missing(_)
+            | Expression::MissingWhen(..)
+            | Expression::Written
+            | Expression::Outside => continue,
+        };
+        if !out.iter().any(|n| n == note) {
+            out.push(note.to_string());
         }
     }
-    not(scenario.warmup_ms > 0, "warm-up (warmup-ms): the servers' own, not the balancer's");
-    not(scenario.balancers > 1, "balancer copies (balancers): run that many instances of this config");
-    not(
-        addresses(scenario).iter().any(|(_, renamed)| renamed.is_some()),
-        "servers not named as addresses are written as 127.0.0.1:8081..; a hashing balancer hashes those, so name them as your config does (--names) for lbsim's prediction to hold",
-    );
+    if addresses(scenario).iter().any(|(_, renamed)| renamed.is_some()) {
+        out.push(
+            "servers not named as addresses are written as 127.0.0.1:8081..; a hashing balancer hashes those, \
+             so name them as your config does (--names) for lbsim's prediction to hold"
+                .to_string(),
+        );
+    }
+    if program == Program::Haproxy && scenario.weights.iter().any(|&w| w > 256) {
+        out.push("weights above 256: HAProxy's largest, written as 256".to_string());
+    }
     out
 }
 
@@ -185,7 +174,7 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
         Key::Arg(name) => format!("$arg_{name}"),
         Key::Header(name) => format!("$http_{}", name.to_ascii_lowercase().replace('-', "_")),
     };
-    let mut notes = unexpressed(scenario, Balancer::Nginx);
+    let mut notes = unexpressed(scenario, Program::Nginx);
     let directive = match request.rule {
         AlgorithmId::RoundRobin => String::new(),
         AlgorithmId::LeastConnections => "least_conn;".into(),
@@ -209,7 +198,11 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
             }
             format!("hash {key} consistent;")
         }
-        other => {
+        other @ (AlgorithmId::LeastRequest
+        | AlgorithmId::PeakEwma
+        | AlgorithmId::BoundedLoad
+        | AlgorithmId::Maglev
+        | AlgorithmId::Rendezvous) => {
             notes.push(format!("{}: not in NGINX; round robin is written instead", other.id()));
             String::new()
         }
@@ -266,7 +259,7 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
 }
 
 fn haproxy(scenario: &Scenario, request: &Request) -> String {
-    let mut notes = unexpressed(scenario, Balancer::Haproxy);
+    let mut notes = unexpressed(scenario, Program::Haproxy);
     let source = match &request.key {
         Key::Arg(name) => format!("url_param {name}"),
         Key::Header(name) => format!("hdr({name})"),
@@ -292,7 +285,10 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
             }
             (source.clone(), Some(hashing))
         }
-        other => {
+        other @ (AlgorithmId::LeastRequest
+        | AlgorithmId::PeakEwma
+        | AlgorithmId::Maglev
+        | AlgorithmId::Rendezvous) => {
             notes.push(format!("{}: not in HAProxy; round robin is written instead", other.id()));
             ("roundrobin".into(), None)
         }
@@ -344,7 +340,7 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
 }
 
 fn envoy(scenario: &Scenario, request: &Request) -> String {
-    let mut notes = unexpressed(scenario, Balancer::Envoy);
+    let mut notes = unexpressed(scenario, Program::Envoy);
     notes.insert(0, "not checked against Envoy itself: lbsim's tests run NGINX and HAProxy only".into());
     let policy = match request.rule {
         AlgorithmId::RoundRobin => "ROUND_ROBIN",
@@ -352,7 +348,11 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
         AlgorithmId::Random => "RANDOM",
         AlgorithmId::ConsistentHash => "RING_HASH",
         AlgorithmId::Maglev => "MAGLEV",
-        other => {
+        other @ (AlgorithmId::LeastConnections
+        | AlgorithmId::PeakEwma
+        | AlgorithmId::UserHash
+        | AlgorithmId::BoundedLoad
+        | AlgorithmId::Rendezvous) => {
             notes.push(format!("{}: not in Envoy; ROUND_ROBIN is written instead", other.id()));
             "ROUND_ROBIN"
         }
@@ -432,4 +432,135 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+
+    use super::*;
+    use crate::scenario::FieldKind;
+
+    /// A scenario where every setting of the fleet acts: a server fails,
+    /// retries, active checks, outlier detection and slow start are on,
+    /// so a field's directive shows when it is written at all.
+    fn acting() -> Scenario {
+        let mut s = Scenario::default();
+        for (key, value) in [
+            ("events", "10s:s1:fail"),
+            ("retries", "1"),
+            ("check-ms", "1000"),
+            ("outlier-5xx", "3"),
+            ("slow-start-ms", "5000"),
+        ] {
+            s.set(key, value).unwrap();
+        }
+        s
+    }
+
+    /// Values of `field` away from the acting scenario's, each valid there.
+    fn other_values(field: &Field, base: &Scenario) -> Vec<Scenario> {
+        let texts: Vec<String> = match field.kind {
+            FieldKind::Integer | FieldKind::Real => {
+                let mid = if field.kind == FieldKind::Integer {
+                    libm::round((field.min + field.max) / 2.0)
+                } else {
+                    (field.min + field.max) / 2.0
+                };
+                [field.min, mid, field.max, field.min + field.step].iter().map(|v| v.to_string()).collect()
+            }
+            FieldKind::Choice => field.choices().iter().map(|c| c.id.to_string()).collect(),
+            FieldKind::NumberList if field.key == "weights" => vec!["2,1,1,300".into(), "3,1,1,1".into()],
+            FieldKind::NumberList => vec!["0.5,1,1,2".into()],
+            FieldKind::NameList if field.key == "names" => {
+                // The acting scenario's events name s1.
+                vec!["s1,b,c,d".into(), "s1,10.0.0.2:80,10.0.0.3:80,10.0.0.4:80".into()]
+            }
+            FieldKind::NameList => vec!["round-robin".into()],
+            FieldKind::Events => vec!["5s:s2:crash".into()],
+        };
+        texts
+            .iter()
+            .filter_map(|text| {
+                let mut s = base.clone();
+                (s.set(field.key, text).is_ok() && s.validate().is_ok() && s != *base).then_some(s)
+            })
+            .collect()
+    }
+
+    fn config(scenario: &Scenario, program: Program, rule: AlgorithmId) -> String {
+        let request = Request { program, rule, full: true, key: Key::Arg("user".into()), port: 8080 };
+        write(scenario, &request)
+    }
+
+    /// The lines that configure, without the comments.
+    fn directives(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .map(|l| l.split(" #").next().unwrap_or(l))
+            .collect()
+    }
+
+    /// Every field, in every program, does what its row says: a written
+    /// field changes a directive for some rule and value, a missing one
+    /// brings its comment, and one outside the balancer changes no
+    /// directive at all. So a field whose expression is wrong, or a new
+    /// field whose config was never decided, fails here.
+    #[test]
+    fn every_field_is_written_commented_or_outside_as_its_row_says() {
+        let base = acting();
+        for field in FIELDS {
+            let variants = other_values(field, &base);
+            assert!(!variants.is_empty(), "{}: no other valid value to try", field.key);
+            for program in Program::ALL {
+                let seen = |s: &Scenario, rule| config(s, program, rule);
+                match expression(field, program) {
+                    Expression::Written => assert!(
+                        AlgorithmId::ALL.iter().any(|&rule| variants.iter().any(|v| directives(&seen(
+                            v, rule
+                        )) != directives(
+                            &seen(&base, rule)
+                        ))),
+                        "{} for {}: written, but no value changes a directive",
+                        field.key,
+                        program.id()
+                    ),
+                    Expression::Missing(note) | Expression::MissingWhen(note, _) => assert!(
+                        variants
+                            .iter()
+                            .chain([&base])
+                            .any(|v| seen(v, AlgorithmId::RoundRobin).contains(note)),
+                        "{} for {}: missing, but its comment is never written",
+                        field.key,
+                        program.id()
+                    ),
+                    Expression::Outside => {
+                        for &rule in AlgorithmId::ALL {
+                            for v in &variants {
+                                assert_eq!(
+                                    directives(&seen(v, rule)),
+                                    directives(&seen(&base, rule)),
+                                    "{} for {} with {}: outside the balancer, but a directive changed",
+                                    field.key,
+                                    program.id(),
+                                    rule.id()
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A note is written once however many fields name it.
+    #[test]
+    fn a_shared_note_is_written_once() {
+        let mut s = acting();
+        s.set("fall", "5").unwrap();
+        s.set("rise", "4").unwrap();
+        let text = config(&s, Program::Nginx, AlgorithmId::RoundRobin);
+        let note = "active health checks (check-ms)";
+        assert_eq!(text.matches(note).count(), 1, "{text}");
+    }
 }

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::balancer::builder::Builder;
 use crate::balancer::consistent_hash::Ring;
-use crate::balancer::{maglev, rendezvous};
+use crate::balancer::{maglev, rendezvous, AlgorithmId};
 use crate::hash::{HashFn, KeyBuf};
 use crate::scenario::{field_spec, valid_name, Scenario, ScenarioError};
 
@@ -49,6 +49,18 @@ impl Scheme {
             Scheme::Jump => "jump",
             Scheme::Rendezvous => "rendezvous",
             Scheme::Maglev => "maglev",
+        }
+    }
+
+    /// The rule built on the scheme, whose colour the front ends draw it
+    /// in; jump hash has none.
+    pub fn rule(self) -> Option<AlgorithmId> {
+        match self {
+            Scheme::Modulo => Some(AlgorithmId::UserHash),
+            Scheme::ConsistentHash => Some(AlgorithmId::ConsistentHash),
+            Scheme::Jump => None,
+            Scheme::Rendezvous => Some(AlgorithmId::Rendezvous),
+            Scheme::Maglev => Some(AlgorithmId::Maglev),
         }
     }
 }

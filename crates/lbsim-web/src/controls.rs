@@ -2,9 +2,7 @@
 //! ([`lbsim_core::scenario::FIELDS`]): one labelled input per URL key,
 //! named after it, showing its value and its range.
 
-use lbsim_core::balancer::builder::Builder;
-use lbsim_core::hash::HashFn;
-use lbsim_core::scenario::{field_spec, CheckKind, Field, FieldKind, Group, Layer, WorkKind, FIELDS};
+use lbsim_core::scenario::{field_spec, Field, FieldKind, Group, FIELDS};
 use lbsim_core::{AlgorithmId, Scenario};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
@@ -65,29 +63,6 @@ pub fn range_text(f: &Field) -> String {
     }
 }
 
-fn choices(key: &str) -> Vec<(String, String)> {
-    match key {
-        "work" => WorkKind::ALL.iter().map(|k| (k.id().to_string(), k.id().to_string())).collect(),
-        "hash" => std::iter::once((String::new(), "each rule's default".to_string()))
-            .chain(HashFn::ALL.iter().map(|h| (h.id().to_string(), h.id().to_string())))
-            .collect(),
-        "check" => CheckKind::ALL.iter().map(|k| (k.id().to_string(), k.id().to_string())).collect(),
-        "count-5xx" => [("false", "no"), ("true", "yes")].map(|(v, t)| (v.to_string(), t.to_string())).into(),
-        "builder" => Builder::ALL.iter().map(|p| (p.id().to_string(), p.id().to_string())).collect(),
-        "layer" => Layer::ALL
-            .iter()
-            .map(|&l| {
-                let words = match l {
-                    Layer::L7 => "requests",
-                    Layer::L4 => "connections",
-                };
-                (l.id().to_string(), format!("{} ({words})", l.id()))
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 fn input_id(key: &str) -> String {
     format!("c-{key}")
 }
@@ -111,9 +86,9 @@ pub fn build() {
         let input: Element = match f.kind {
             FieldKind::Choice => {
                 let select = element("select", "");
-                for (value, text) in choices(key) {
-                    let option = text_element("option", "", &text);
-                    let _ = option.set_attribute("value", &value);
+                for choice in f.choices() {
+                    let option = text_element("option", "", choice.label);
+                    let _ = option.set_attribute("value", choice.id);
                     let _ = select.append_child(&option);
                 }
                 select

@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 
-use lbsim_core::config::{self, Balancer, Key, Request};
+use lbsim_core::config::{self, Key, Program, Request};
 use lbsim_core::{url, AlgorithmId};
 use web_sys::{Element, HtmlDetailsElement, HtmlInputElement, HtmlSelectElement};
 
@@ -130,13 +130,13 @@ pub fn config(link: &str) {
         return;
     };
     rule_select.set_value(rule.id());
-    let balancer: Balancer = balancer_select.value().parse().unwrap_or(Balancer::Nginx);
+    let program: Program = balancer_select.value().parse().unwrap_or(Program::Nginx);
     let full = by_id::<HtmlInputElement>("config-full").is_some_and(|c| c.checked());
-    let request = Request { balancer, rule, full, key: Key::Arg("user".into()), port: 8080 };
+    let request = Request { program, rule, full, key: Key::Arg("user".into()), port: 8080 };
     set_text("config-text", &config::write(&scenario, &request));
     let whole = if full { " --full" } else { "" };
     set_text(
         "config-cli",
-        &format!("lbsim config --for {} --algorithm {}{whole} --url '{}'", balancer.id(), rule.id(), link),
+        &format!("lbsim config --for {} --algorithm {}{whole} --url '{}'", program.id(), rule.id(), link),
     );
 }

@@ -39,7 +39,7 @@ impl fmt::Display for ScenarioError {
             "{}: '{}' is not allowed; allowed: {}",
             self.field.escape_debug(),
             self.value.escape_debug(),
-            Unprintable(&self.allowed)
+            Escaped(&self.allowed)
         )
     }
 }
@@ -48,9 +48,9 @@ impl fmt::Display for ScenarioError {
 /// overrides and the like) escaped as `escape_debug` does, and every
 /// printable one, quotes and backslashes included, as it is.
 #[derive(Clone, Copy, Debug)]
-pub struct Unprintable<'a>(pub &'a str);
+pub struct Escaped<'a>(pub &'a str);
 
-impl fmt::Display for Unprintable<'_> {
+impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for c in self.0.chars() {
             match c {

@@ -17,16 +17,19 @@ use crate::balancer::builder::{Builder, ENVOY_MIN_RING};
 use crate::balancer::AlgorithmId;
 
 mod error;
+mod field;
 mod fields;
 mod kinds;
 mod model;
+mod value;
 
-pub use self::error::{ScenarioError, Unprintable};
-use self::fields::table;
-pub use self::fields::{
-    field_spec, valid_name, Field, FieldKind, Group, Scenario, FAILURE_KEYS, FIELDS, MAX_RING_POINTS,
-    MAX_SEED, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS,
+pub use self::error::{Escaped, ScenarioError};
+use self::field::field;
+pub use self::field::{
+    field_spec, valid_name, Choice, Expression, Field, FieldKind, Group, InConfig, MAX_RING_POINTS, MAX_SEED,
+    OLD_KEYS,
 };
+pub use self::fields::{Scenario, FAILURE_KEYS, FIELDS, PLACEMENT_KEYS, POOL_KEYS};
 pub use self::kinds::{CheckKind, Layer, WorkKind};
 
 impl Scenario {
@@ -52,7 +55,7 @@ impl Scenario {
         // Names one by one: their text form joins them with commas, so a
         // name with a comma, or an empty one, would come back as others.
         if let Some(name) = self.names.iter().find(|n| !valid_name(n)) {
-            return Err(table("names").error(name));
+            return Err(field("names").error(name));
         }
         // Re-parsing each field's text form runs the very checks `set` runs,
         // so the table stays the only place ranges live.
@@ -71,10 +74,10 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), ScenarioError> {
         self.check_fields()?;
         if self.algorithms.is_empty() {
-            return Err(table("algorithms").error(""));
+            return Err(field("algorithms").error(""));
         }
         if !crate::balancer::maglev::is_prime(u64::from(self.maglev_size)) {
-            let f = table("maglev-size");
+            let f = field("maglev-size");
             return Err(ScenarioError {
                 allowed: format!("a prime from {} to {} ({})", f.min, f.max, f.meaning),
                 ..f.error(&self.maglev_size.to_string())
@@ -189,7 +192,7 @@ impl Scenario {
         Ok(())
     }
 
-    /// Whether the scenario uses the fleet over time (SPEC section 12): any
+    /// Whether the scenario uses the fleet over time (docs/model.md#the-fleet-over-time): any
     /// event, or a fleet setting away from its default. Only then does the
     /// run take the fleet's engine and report its keys.
     pub fn uses_fleet(&self) -> bool {
@@ -204,29 +207,11 @@ impl Scenario {
         self.uses_fleet() || self.uses_caches() || self.layer == Layer::L4
     }
 
-    /// Whether the field `key` affects this scenario's numbers: the
-    /// bimodal fields only for bimodal work, `mean-ms` for the others,
-    /// `sigma` for log-normal work, `load` unless a rate is given. Front
-    /// ends disable the controls of fields that do not apply.
+    /// Whether the field `key` affects this scenario's numbers, as its
+    /// row says ([`Field::applies`]): the bimodal fields only for bimodal
+    /// work, `load` unless a rate is given, and so on. Front ends disable
+    /// the controls of fields that do not apply. An unknown key applies.
     pub fn uses(&self, key: &str) -> bool {
-        let bimodal = self.work == WorkKind::Bimodal;
-        // Health and warm-up settings act only on a fleet that changes.
-        if field_spec(key).is_some_and(|f| f.group == Group::Health) {
-            // Retries and HTTP errors are layer 7's (SPEC 13.1).
-            let layer7 = self.layer == Layer::L7 || !matches!(key, "retries" | "count-5xx");
-            return !self.events.is_empty() && layer7;
-        }
-        match key {
-            "hit-cost" => self.uses_caches(),
-            "conn-life-ms" => self.layer == Layer::L4,
-            "slow-share" | "fast-ms" | "slow-ms" => bimodal,
-            "mean-ms" => !bimodal,
-            "sigma" => self.work == WorkKind::Lognormal,
-            "load" => self.rate.is_none(),
-            // NGINX's and ketama's rings bring their own points per weight.
-            "vnodes" => !self.builder.owns_points(),
-            "maglev-size" => self.algorithms.contains(&AlgorithmId::Maglev),
-            _ => true,
-        }
+        field_spec(key).is_none_or(|f| f.applies(self))
     }
 }

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use lbsim_core::scenario::{Field, FieldKind, FIELDS};
-use lbsim_core::Scenario;
+use lbsim_core::{AlgorithmId, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
@@ -219,22 +219,17 @@ pub fn printable(message: &str) -> bool {
 /// Most servers of a generated valid scenario.
 const VALID_SERVERS: usize = 6;
 
-/// The words of a field's help that it takes as its whole value in an
-/// otherwise default scenario: a choice's ids, a list's ids.
+/// The ids a field takes as its whole value, or (for a list) any subset
+/// of: a choice's, from its row, and the rules' for `algorithms`; none for
+/// other lists (names come with the pool).
 fn ids(field: &Field) -> Vec<String> {
-    let help = format!("{} {}", field.meaning, field.allowed());
-    let mut words: Vec<String> = help
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-        .filter(|w| !w.is_empty())
-        .map(String::from)
-        .collect();
-    words.sort();
-    words.dedup();
-    words.retain(|w| {
-        let mut s = Scenario::default();
-        s.set(field.key, w).is_ok() && s.validate().is_ok()
-    });
-    words
+    match field.kind {
+        FieldKind::Choice => field.choices().iter().map(|c| c.id.to_string()).collect(),
+        FieldKind::NameList if field.key == "algorithms" => {
+            AlgorithmId::ALL.iter().map(|a| a.id().to_string()).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A number of a field's range as its text form takes it: either end,

@@ -1,7 +1,7 @@
 //! The remapping panel: keys moved when a server joins or leaves, and each
 //! node's keys before and after, per scheme.
 
-use lbsim_core::remap::RemapReport;
+use lbsim_core::remap::{RemapReport, Scheme};
 use lbsim_core::AlgorithmId;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -13,14 +13,11 @@ use crate::plots::frame::{fail, surface, titled};
 use crate::plots::legend::LegendRow;
 use crate::plots::look::Look;
 
-/// The colour of a remapping scheme: that of the algorithm built on it.
+/// The colour of a remapping scheme: that of the rule built on it.
 fn scheme_colour(id: &str, look: &Look) -> RGBColor {
-    match id {
-        "modulo" => colour(AlgorithmId::UserHash),
-        "consistent-hash" => colour(AlgorithmId::ConsistentHash),
-        "rendezvous" => colour(AlgorithmId::Rendezvous),
-        "maglev" => colour(AlgorithmId::Maglev),
-        _ => look.theme.fg,
+    match id.parse::<Scheme>().ok().and_then(Scheme::rule) {
+        Some(rule) => colour(rule),
+        None => look.theme.fg,
     }
 }
 

@@ -1,0 +1,278 @@
+//! What a row of the field table says about its field: its key, kind,
+//! range and meaning, its choices, when it applies and how each real
+//! balancer's configuration expresses it, with the reading and writing
+//! that every front end shares. The rows themselves are in `fields.rs`.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::error::{ScenarioError, UNKNOWN_KEY};
+use super::fields::FIELDS;
+use super::Scenario;
+use crate::balancer::AlgorithmId;
+use crate::events;
+
+/// What kind of value a field holds, for parsing and for building inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A whole number.
+    Integer,
+    /// A real number.
+    Real,
+    /// One of a fixed set of ids ([`Field::choices`]).
+    Choice,
+    /// A comma-separated list of numbers, one per server.
+    NumberList,
+    /// A comma-separated list of ids or names.
+    NameList,
+    /// Fleet events, `TIME:SERVER:KIND,...`.
+    Events,
+}
+
+/// Where a field belongs: the page groups its controls so, and the fleet
+/// over time (docs/model.md#the-fleet-over-time) is the `Events` and `Health` groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// The servers: how many, their slots, speeds, weights and names.
+    Servers,
+    /// The arrivals and their users.
+    Traffic,
+    /// The work distribution.
+    Work,
+    /// Which rules run (the page shows them as the rules' checkboxes).
+    Rules,
+    /// The hashing rules' settings.
+    Hashing,
+    /// Fleet events over time.
+    Events,
+    /// Health checks, retries, warm-up and slow start.
+    Health,
+    /// Caches and connections.
+    Locality,
+}
+
+impl Group {
+    /// The id the page's group of controls carries (`data-group`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Group::Servers => "fleet",
+            Group::Traffic => "traffic",
+            Group::Work => "work",
+            Group::Rules => "algorithms",
+            Group::Hashing => "hashing",
+            Group::Events => "events",
+            Group::Health => "health",
+            Group::Locality => "locality",
+        }
+    }
+
+    /// Whether its fields are the fleet over time's.
+    pub fn over_time(self) -> bool {
+        matches!(self, Group::Events | Group::Health)
+    }
+}
+
+/// One value a choice field takes: its id (as links, flags and JSON write
+/// it) and how the page's select shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// The text form; empty for "unset".
+    pub id: &'static str,
+    /// The select's words for it.
+    pub label: &'static str,
+}
+
+/// How a real balancer's configuration (`lbsim config`) expresses a field.
+#[derive(Clone, Copy, Debug)]
+pub enum Expression {
+    /// Not the balancer's to configure: the traffic, the work, the
+    /// servers' own behaviour, or how lbsim runs and predicts.
+    Outside,
+    /// Written as the program's own directive.
+    Written,
+    /// The program has no such setting: the config says so in this
+    /// comment when the field is away from its default.
+    Missing(&'static str),
+    /// As `Missing`, when the scenario asks for it: the comment is written
+    /// when the function says so (a setting whose default is already on).
+    MissingWhen(&'static str, fn(&Scenario) -> bool),
+}
+
+/// A field's [`Expression`] in each balancer `lbsim config` writes for.
+#[derive(Clone, Copy, Debug)]
+pub struct InConfig {
+    /// NGINX's `upstream` block.
+    pub nginx: Expression,
+    /// HAProxy's `backend`.
+    pub haproxy: Expression,
+    /// Envoy's cluster.
+    pub envoy: Expression,
+}
+
+/// One row of the table of ranges.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    /// URL key, CLI flag (without `--`) and JSON name.
+    pub key: &'static str,
+    /// Kind of value.
+    pub kind: FieldKind,
+    /// Smallest allowed value (of each element, for lists).
+    pub min: f64,
+    /// Largest allowed value (of each element, for lists).
+    pub max: f64,
+    /// Step for sliders.
+    pub step: f64,
+    /// Where the field belongs: the page's group of controls, and
+    /// whether it is a setting of the fleet over time.
+    pub group: Group,
+    /// Its short name on the page.
+    pub label: &'static str,
+    /// What the field means, with its unit.
+    pub meaning: &'static str,
+    /// How each balancer's configuration expresses it.
+    pub config: InConfig,
+    /// Whether JSON leaves the field out at its default (every field
+    /// added after the base model, so the reports of scenarios that do
+    /// not use it stay byte-identical).
+    pub skips_default: bool,
+    /// The values a choice field takes, from its type.
+    pub(super) choices: fn() -> Vec<Choice>,
+    /// Whether the field affects a scenario's numbers.
+    pub(super) applies: fn(&Scenario) -> bool,
+    /// Sets the field from its text form, checked against this row.
+    pub(super) write: fn(&mut Scenario, &Field, &str) -> Result<(), ScenarioError>,
+    /// The field's text form, as `write` reads it; `None` when unset.
+    pub(super) read: fn(&Scenario) -> Option<String>,
+}
+
+/// Most hash-ring points a run may build (vnodes x total weight, per ring):
+/// 4M points are 64 MiB; more would exhaust memory rather than answer.
+pub const MAX_RING_POINTS: u64 = 1 << 22;
+
+/// Largest seed: seeds travel through JavaScript numbers on the page.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+impl ScenarioError {
+    /// A key that is no field at all (a link's `colour=blue`): its message
+    /// reads "unknown key 'colour'; known keys: ...", not as a bad value.
+    pub fn unknown_key(key: &str, value: &str) -> ScenarioError {
+        let known: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
+        ScenarioError {
+            field: key.to_string(),
+            value: value.to_string(),
+            allowed: format!("{UNKNOWN_KEY}{}", known.join(", ")),
+        }
+    }
+}
+
+/// Keys a field had before it was renamed, still read: `(old, new)`.
+pub const OLD_KEYS: &[(&str, &str)] = &[("ring", "builder")];
+
+/// Looks a field up by its key (or a key it had, [`OLD_KEYS`]).
+pub fn field_spec(key: &str) -> Option<&'static Field> {
+    let key = OLD_KEYS.iter().find(|(old, _)| *old == key).map_or(key, |(_, new)| new);
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+/// The field of the table with this key; only ever called with keys of
+/// the table.
+pub(super) fn field(key: &str) -> &'static Field {
+    field_spec(key).expect("key is in FIELDS")
+}
+
+impl Field {
+    /// The allowed values in words, for error messages and help text.
+    pub fn allowed(&self) -> String {
+        match self.kind {
+            FieldKind::Integer | FieldKind::Real => {
+                format!("{} to {} ({})", self.min, self.max, self.meaning)
+            }
+            FieldKind::NumberList => {
+                format!("comma-separated, each {} to {} ({})", self.min, self.max, self.meaning)
+            }
+            FieldKind::NameList if self.key == "algorithms" => {
+                let ids: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
+                format!("comma-separated subset of {}", ids.join(","))
+            }
+            FieldKind::Choice => format!("{}: {}", self.meaning, self.ids().join(", ")),
+            FieldKind::NameList => self.meaning.to_string(),
+            FieldKind::Events => events::ALLOWED.to_string(),
+        }
+    }
+
+    /// The values a choice field takes, in the order the page lists them;
+    /// empty for other kinds.
+    pub fn choices(&self) -> Vec<Choice> {
+        (self.choices)()
+    }
+
+    /// The ids of [`Field::choices`] that name a value (not "unset").
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.choices().iter().map(|c| c.id).filter(|id| !id.is_empty()).collect()
+    }
+
+    /// Whether the field affects `scenario`'s numbers (front ends disable
+    /// the controls of fields that do not apply).
+    pub fn applies(&self, scenario: &Scenario) -> bool {
+        (self.applies)(scenario)
+    }
+
+    /// Sets this field of `scenario` from its text form.
+    pub fn write(&self, scenario: &mut Scenario, text: &str) -> Result<(), ScenarioError> {
+        (self.write)(scenario, self, text)
+    }
+
+    /// This field's text form in `scenario`; `None` when it is unset.
+    pub fn read(&self, scenario: &Scenario) -> Option<String> {
+        (self.read)(scenario)
+    }
+
+    /// Whether `scenario` has this field away from its default.
+    pub fn is_set(&self, scenario: &Scenario) -> bool {
+        self.read(scenario) != self.read(&Scenario::default())
+    }
+
+    pub(super) fn error(&self, value: &str) -> ScenarioError {
+        ScenarioError { field: self.key.to_string(), value: value.to_string(), allowed: self.allowed() }
+    }
+
+    fn check(&self, value: f64, text: &str) -> Result<f64, ScenarioError> {
+        if value.is_finite() && value >= self.min && value <= self.max {
+            Ok(value)
+        } else {
+            Err(self.error(text))
+        }
+    }
+
+    pub(super) fn parse_real(&self, text: &str) -> Result<f64, ScenarioError> {
+        let value: f64 = text.trim().parse().map_err(|_| self.error(text))?;
+        self.check(value, text)
+    }
+
+    pub(super) fn parse_integer(&self, text: &str) -> Result<u64, ScenarioError> {
+        let value: u64 = text.trim().parse().map_err(|_| self.error(text))?;
+        self.check(value as f64, text)?;
+        Ok(value)
+    }
+
+    pub(super) fn parse_list<T>(
+        &self,
+        text: &str,
+        parse: impl Fn(&str) -> Result<T, ScenarioError>,
+    ) -> Result<Vec<T>, ScenarioError> {
+        if text.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        text.split(',').map(|part| parse(part).map_err(|_| self.error(text))).collect()
+    }
+}
+
+/// Whether `name` may name a server: 1 to 32 letters, digits, `-`, `_`,
+/// `.` or `:` (so `10.0.0.1:8080`, as in a config file, for the rings that
+/// hash what NGINX and ketama clients hash).
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 32
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+}
