@@ -20,10 +20,10 @@
 //! As built by NGINX (`builder=nginx`), the tied servers take the smooth
 //! turn with equal weights too (`ngx_http_upstream_get_least_conn_peer`
 //! breaks every tie that way). As built by HAProxy (`builder=haproxy`),
-//! the rule is 2.6's leastconn tree (`lb_fwlc.c`): a server's key is 0
-//! when idle, else `(unfinished + 1) x 4096 / (16 x weight)` in integers;
-//! the lowest key wins and, among equal keys, the server that reached its
-//! key first.
+//! the rule is 2.6's leastconn tree (`lb_fwlc.c`, in `fwlc.rs`): a
+//! server's key is 0 when idle, else `(unfinished + 1) x 4096 / (16 x
+//! weight)` in integers; the lowest key wins and, among equal keys, the
+//! server that reached its key first.
 //!
 //! In a fleet run the pick is the same rule over the allowed servers only:
 //! equal weights walk the level lists from the lowest level, each in FIFO
@@ -38,7 +38,8 @@ use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use super::builder::Builder;
-use super::fwrr::{Fwrr, EWGHT_MAX};
+use super::fwlc::Fwlc;
+use super::fwrr::Fwrr;
 use super::rule::{effective_weights, Balancer, Eligible, PerWeight, Pick, Pool};
 use crate::rng::Rng;
 
@@ -325,73 +326,6 @@ impl Weighted {
     }
 }
 
-/// HAProxy 2.6's leastconn tree: servers by (key, when they reached it).
-#[derive(Clone, Debug)]
-struct Fwlc {
-    set: BTreeSet<(PerWeight, u64, u32)>,
-    /// Each server's key and when it reached it.
-    keys: Vec<(PerWeight, u64)>,
-    counts: Vec<u32>,
-    /// Effective weights (16 x the weight, `fwrr.rs`'s conversion).
-    eweights: Vec<u64>,
-    clock: u64,
-}
-
-impl Fwlc {
-    /// Every server at `counts`, queued in the order `arrivals` lists them,
-    /// with effective weights `eweights`.
-    fn new(eweights: Vec<u64>, arrivals: &[(usize, u32)]) -> Fwlc {
-        let n = eweights.len();
-        let mut fwlc = Fwlc {
-            set: BTreeSet::new(),
-            keys: alloc::vec![(PerWeight::key(0), 0); n],
-            counts: alloc::vec![0; n],
-            eweights,
-            clock: 0,
-        };
-        for &(s, count) in arrivals {
-            fwlc.counts[s] = count;
-            fwlc.queue(s);
-        }
-        fwlc
-    }
-
-    /// `fwlc_queue_srv`: `inflight ? (inflight + 1) * SRV_EWGHT_MAX / eweight : 0`.
-    fn key(&self, server: usize) -> PerWeight {
-        let key = match u64::from(self.counts[server]) {
-            0 => 0,
-            inflight => (inflight + 1) * EWGHT_MAX / self.eweights[server].max(1),
-        };
-        PerWeight::key(u32::try_from(key).unwrap_or(u32::MAX))
-    }
-
-    fn queue(&mut self, server: usize) {
-        let key = self.key(server);
-        self.keys[server] = (key, self.clock);
-        self.set.insert((key, self.clock, server as u32));
-        self.clock += 1;
-    }
-
-    /// `fwlc_srv_reposition`. HAProxy leaves a server whose key is
-    /// unchanged where it is, but a count that moves by one always moves
-    /// the key (weights are at most 256), so every change requeues.
-    fn set_count(&mut self, server: usize, count: u32) {
-        self.counts[server] = count;
-        let (key, seq) = self.keys[server];
-        self.set.remove(&(key, seq, server as u32));
-        self.queue(server);
-    }
-
-    fn first_allowed(&self, eligible: &Eligible) -> Option<usize> {
-        self.set.iter().map(|&(_, _, s)| s as usize).find(|&s| eligible.allows(s))
-    }
-
-    /// Every server with its count, in tree order.
-    fn arrivals(&self) -> Vec<(usize, u32)> {
-        self.set.iter().map(|&(_, _, s)| (s as usize, self.counts[s as usize])).collect()
-    }
-}
-
 enum Order {
     Equal(LevelLists),
     Weighted(Weighted),
@@ -427,7 +361,7 @@ impl LeastConnections {
         match &self.order {
             Order::Equal(lists) => lists.count(server),
             Order::Weighted(weighted) => weighted.order.count(server),
-            Order::Haproxy(fwlc) => fwlc.counts[server],
+            Order::Haproxy(fwlc) => fwlc.count(server),
         }
     }
 }
@@ -437,7 +371,7 @@ impl Balancer for LeastConnections {
         match &mut self.order {
             Order::Equal(lists) => lists.first(),
             Order::Weighted(weighted) => weighted.pick(),
-            Order::Haproxy(fwlc) => fwlc.set.first().map_or(0, |&(_, _, s)| s as usize),
+            Order::Haproxy(fwlc) => fwlc.first(),
         }
     }
 
@@ -445,7 +379,7 @@ impl Balancer for LeastConnections {
         match &mut self.order {
             Order::Equal(lists) => lists.increment(server),
             Order::Weighted(Weighted { order, .. }) => order.set_count(server, order.count(server) + 1),
-            Order::Haproxy(fwlc) => fwlc.set_count(server, fwlc.counts[server] + 1),
+            Order::Haproxy(fwlc) => fwlc.set_count(server, fwlc.count(server) + 1),
         }
     }
 
@@ -455,7 +389,7 @@ impl Balancer for LeastConnections {
             Order::Weighted(Weighted { order, .. }) => {
                 order.set_count(server, order.count(server).saturating_sub(1))
             }
-            Order::Haproxy(fwlc) => fwlc.set_count(server, fwlc.counts[server].saturating_sub(1)),
+            Order::Haproxy(fwlc) => fwlc.set_count(server, fwlc.count(server).saturating_sub(1)),
         }
     }
 

@@ -22,6 +22,7 @@ pub use crate::rng::{below, Rng};
 pub mod bounded_load;
 pub mod builder;
 pub mod consistent_hash;
+mod fwlc;
 mod fwrr;
 pub mod least_connections;
 pub mod least_request;
