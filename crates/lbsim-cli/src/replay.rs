@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use lbsim_core::replay::{self, default_pair, Counters, Replay, View};
-use lbsim_core::{url, AlgorithmId, Scenario};
+use lbsim_core::{url, Scenario};
 
 use crate::flags::Sources;
 use crate::outcome::{bad, complain, print, Failure};
@@ -25,7 +25,8 @@ pub struct ReplayArgs {
     #[command(flatten)]
     pub sources: Sources,
     /// The two rules side by side, comma-separated; without it, the --url
-    /// link's pair=, else the first two the preset's lesson compares
+    /// link's pair=, else the first two the preset's lesson compares, else
+    /// the scenario's first two (one rule beside round robin)
     #[arg(long, value_name = "A,B")]
     pub pair: Option<String>,
     /// Requests replayed, the run's first (1 to 20000); without it, the
@@ -59,12 +60,11 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
     }
     let moments = moments(args.at.as_deref(), &view)?;
     let pair = view.pair.unwrap_or_else(|| default_pair(&scenario, preset));
-    let rules: Vec<AlgorithmId> = if pair[0] == pair[1] { vec![pair[0]] } else { pair.to_vec() };
     let window = view.window_of(&scenario);
     if scenario.requests > window {
         complain(&format!("the replay is the run of the first {window} of {} requests", scenario.requests));
     }
-    let replays = replay::replays(&scenario, &rules, window)?;
+    let replays = replay::replays(&scenario, &pair, window)?;
     let text = match args.format {
         ReplayFormat::Table => table(&scenario, &replays, &moments),
         ReplayFormat::Csv => log(&scenario.pool().names, &replays),

@@ -19,6 +19,7 @@ use crate::balancer::AlgorithmId;
 use crate::engine::Prepared;
 #[cfg(feature = "replay")]
 use crate::fleet;
+use crate::fleet::timeline::{Condition, Timeline};
 use crate::fleet::{Outcome, Verdict};
 use crate::presets::Preset;
 use crate::report::percentiles;
@@ -186,8 +187,10 @@ impl Keys {
 }
 
 /// The two rules a replay shows when the link names none: the first two the
-/// preset's lesson compares, else the scenario's first two (one rule twice
-/// when it has only one).
+/// preset's lesson compares, else the scenario's first two. Two sides
+/// always compare two rules, so a scenario of one rule is shown beside
+/// round robin, and one of round robin alone beside least connections;
+/// the page's view and `lbsim replay` both take this pair as it is.
 pub fn default_pair(scenario: &Scenario, preset: Option<&Preset>) -> [AlgorithmId; 2] {
     let rules = scenario.rules();
     let focus: Vec<AlgorithmId> = preset
@@ -195,7 +198,52 @@ pub fn default_pair(scenario: &Scenario, preset: Option<&Preset>) -> [AlgorithmI
         .unwrap_or_default();
     let from = if focus.len() >= 2 { &focus } else { &rules };
     let first = from.first().copied().unwrap_or(AlgorithmId::RoundRobin);
-    [first, from.get(1).copied().unwrap_or(first)]
+    let beside = match first {
+        AlgorithmId::RoundRobin => AlgorithmId::LeastConnections,
+        _ => AlgorithmId::RoundRobin,
+    };
+    [first, from.get(1).copied().filter(|&second| second != first).unwrap_or(beside)]
+}
+
+/// A server's state at a moment, as a replay shows it: what the scenario's
+/// events have made of it by then, read from the fleet's own
+/// [`Timeline`] (the conditions a run serves under, `docs/model.md`'s
+/// events). Where conditions combine, the state is the first of out of
+/// the pool, crashed, failing and slow that holds (a slow server that
+/// crashes is crashed; one that leaves while failing is out).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ServerState {
+    /// In the pool and serving at its configured speed (or warming up).
+    Up,
+    /// Serving at this speed factor (`slow=F`).
+    Slow(f64),
+    /// Answering every request it starts with a 500 (`fail`).
+    Failing,
+    /// Down, refusing connections (`crash`).
+    Crashed,
+    /// Not in the pool (before it joins, after it leaves).
+    Out,
+}
+
+impl From<Condition> for ServerState {
+    fn from(c: Condition) -> ServerState {
+        match c {
+            Condition { member: false, .. } => ServerState::Out,
+            Condition { crashed: true, .. } => ServerState::Crashed,
+            Condition { failing: true, .. } => ServerState::Failing,
+            Condition { slow: Some(f), .. } => ServerState::Slow(f),
+            Condition { .. } => ServerState::Up,
+        }
+    }
+}
+
+impl ServerState {
+    /// Server `s`'s state at `t_ms` on the scenario's `timeline` (an event
+    /// at `t_ms` has happened, as [`Replay::at`] counts an attempt ending
+    /// then as ended).
+    pub fn at(timeline: &Timeline, s: usize, t_ms: f64) -> ServerState {
+        timeline.at(s, t_ms).into()
+    }
 }
 
 /// One request of the window.
@@ -531,8 +579,58 @@ mod tests {
             default_pair(&mixed.scenario(), Some(mixed)),
             [AlgorithmId::RoundRobin, AlgorithmId::LeastConnections]
         );
-        let one = Scenario { algorithms: alloc::vec![AlgorithmId::Maglev], ..Scenario::default() };
-        assert_eq!(default_pair(&one, None), [AlgorithmId::Maglev, AlgorithmId::Maglev]);
+        // One rule: beside round robin, and round robin beside least
+        // connections, so that the two sides compare two rules.
+        let one = |a| Scenario { algorithms: alloc::vec![a], ..Scenario::default() };
+        assert_eq!(
+            default_pair(&one(AlgorithmId::Maglev), None),
+            [AlgorithmId::Maglev, AlgorithmId::RoundRobin]
+        );
+        assert_eq!(
+            default_pair(&one(AlgorithmId::RoundRobin), None),
+            [AlgorithmId::RoundRobin, AlgorithmId::LeastConnections]
+        );
+        // A preset whose scenario was cut to one rule of its lesson.
+        assert_eq!(
+            default_pair(&one(AlgorithmId::LeastConnections), Some(mixed)),
+            [AlgorithmId::LeastConnections, AlgorithmId::RoundRobin]
+        );
+    }
+
+    /// A server's state follows its events: slow from its `slow`, crashed
+    /// (not slow) when it then crashes, up again at its `recover`; out
+    /// from a `leave` until its `join`, and out (not failing) when it
+    /// leaves while failing; a server whose first membership event is a
+    /// join is out until then. Each event counts from its own instant.
+    #[test]
+    fn a_servers_state_follows_its_events() {
+        use ServerState::{Crashed, Failing, Out, Slow, Up};
+        let mut s = Scenario { servers: 5, ..Scenario::default() };
+        s.set(
+            "events",
+            "10s:s1:slow=0.5,20s:s1:crash,30s:s1:recover,\
+             5s:s2:leave,15s:s2:join,\
+             12s:s3:fail,14s:s3:leave,\
+             8s:s4:crash,9s:s4:recover,\
+             3s:s5:join",
+        )
+        .expect("valid events");
+        let timeline = Timeline::new(&s);
+        let states =
+            |t_ms: f64| -> Vec<ServerState> { (0..5).map(|i| ServerState::at(&timeline, i, t_ms)).collect() };
+        assert_eq!(states(0.0), [Up, Up, Up, Up, Out]);
+        assert_eq!(states(2_999.0), [Up, Up, Up, Up, Out]);
+        assert_eq!(states(3_000.0), [Up, Up, Up, Up, Up]);
+        assert_eq!(states(5_000.0), [Up, Out, Up, Up, Up]);
+        assert_eq!(states(8_000.0), [Up, Out, Up, Crashed, Up]);
+        assert_eq!(states(9_000.0), [Up, Out, Up, Up, Up]);
+        assert_eq!(states(10_000.0), [Slow(0.5), Out, Up, Up, Up]);
+        assert_eq!(states(12_000.0), [Slow(0.5), Out, Failing, Up, Up]);
+        assert_eq!(states(14_000.0), [Slow(0.5), Out, Out, Up, Up]);
+        assert_eq!(states(15_000.0), [Slow(0.5), Up, Out, Up, Up]);
+        assert_eq!(states(20_000.0), [Crashed, Up, Out, Up, Up]);
+        assert_eq!(states(29_999.9), [Crashed, Up, Out, Up, Up]);
+        assert_eq!(states(30_000.0), [Up, Up, Out, Up, Up]);
     }
 
     #[test]

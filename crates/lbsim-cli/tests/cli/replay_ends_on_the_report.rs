@@ -68,3 +68,19 @@ fn a_links_replay_keys_apply() {
     let message = String::from_utf8_lossy(&out.stderr);
     assert!(message.contains("window") && message.contains("1 to 20000"), "{message}");
 }
+
+/// A scenario of one rule is replayed beside round robin (round robin
+/// beside least connections), the pair the page's replay shows.
+#[test]
+fn a_scenario_of_one_rule_is_replayed_beside_round_robin() {
+    for (rule, beside) in [("maglev", "round-robin"), ("round-robin", "least-connections")] {
+        let table = stdout(&["replay", "--algorithms", rule, "--requests", "300"]);
+        let rows: Vec<&str> = table
+            .lines()
+            .skip_while(|l| !l.starts_with("algorithm"))
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(rows, [rule, beside], "{table}");
+    }
+}
