@@ -13,7 +13,9 @@
 //! - `lbsim url`: the share link of a scenario, or with `--embed` the
 //!   address an iframe embeds;
 //! - `lbsim sweep`: one parameter across a range, on all cores;
-//! - `lbsim config`: the scenario as NGINX, HAProxy or Envoy configuration.
+//! - `lbsim config`: the scenario as NGINX, HAProxy or Envoy configuration;
+//! - `lbsim list`: the rules, presets, lessons, fields, event kinds or
+//!   sweep figures the core registers.
 //!
 //! What it is not: a simulator. Queueing, balancers, ranges and the link
 //! codec all live in `lbsim-core`; this crate parses arguments, runs the
@@ -31,6 +33,7 @@
 
 mod config;
 mod flags;
+mod list;
 mod outcome;
 mod progress;
 mod remap;
@@ -124,6 +127,10 @@ enum Command {
     /// `nginx -t` and `haproxy -c`; Envoy's is not run here).
     #[command(allow_hyphen_values = true)]
     Config(config::ConfigArgs),
+    /// List what the core registers: the rules, the presets (or with their
+    /// lessons), the scenario's fields, the fleet's event kinds or the
+    /// sweep's figures.
+    List(list::ListArgs),
 }
 
 /// clap's own message on one line: the error and its hints, without the
@@ -180,5 +187,6 @@ fn main() -> ExitCode {
         Command::Url(args) => run::url(&args),
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Config(args) => config::config(&args),
+        Command::List(args) => list::list(&args),
     })
 }

@@ -41,22 +41,49 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind, in the order the page's editor lists them (`slow` at
+    /// half speed, the editor's first factor).
+    pub const ALL: [EventKind; 6] = [
+        EventKind::Slow(0.5),
+        EventKind::Fail,
+        EventKind::Crash,
+        EventKind::Recover,
+        EventKind::Join,
+        EventKind::Leave,
+    ];
+
+    /// The kind's name in the events grammar (`slow` without its factor).
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Slow(_) => "slow",
+            EventKind::Fail => "fail",
+            EventKind::Crash => "crash",
+            EventKind::Recover => "recover",
+            EventKind::Join => "join",
+            EventKind::Leave => "leave",
+        }
+    }
+
+    /// What the kind does, in a line (`lbsim list events`).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            EventKind::Slow(_) => "slow=F: runs at speed F for requests that start from then on",
+            EventKind::Fail => "answers every request it starts with a 500 (a black hole)",
+            EventKind::Crash => "its running and queued requests fail; new connections are refused",
+            EventKind::Recover => "back to its configured speed and healthy (empty after a crash)",
+            EventKind::Join => "enters the pool",
+            EventKind::Leave => "leaves the pool, finishing what it holds",
+        }
+    }
+
     fn parse(text: &str) -> Option<EventKind> {
-        Some(match text {
-            "fail" => EventKind::Fail,
-            "crash" => EventKind::Crash,
-            "recover" => EventKind::Recover,
-            "join" => EventKind::Join,
-            "leave" => EventKind::Leave,
-            _ => {
-                let factor: f64 = text.strip_prefix("slow=")?.parse().ok()?;
-                let (lo, hi) = SLOW_RANGE;
-                if !(factor.is_finite() && (lo..=hi).contains(&factor)) {
-                    return None;
-                }
-                EventKind::Slow(factor)
-            }
-        })
+        let Some(factor) = text.strip_prefix("slow=") else {
+            // The kinds without a value, by name (`slow` alone is not one).
+            return EventKind::ALL.into_iter().find(|k| k.name() == text && !matches!(k, EventKind::Slow(_)));
+        };
+        let factor: f64 = factor.parse().ok()?;
+        let (lo, hi) = SLOW_RANGE;
+        (factor.is_finite() && (lo..=hi).contains(&factor)).then_some(EventKind::Slow(factor))
     }
 }
 
@@ -64,11 +91,7 @@ impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EventKind::Slow(factor) => write!(f, "slow={factor}"),
-            EventKind::Fail => f.write_str("fail"),
-            EventKind::Crash => f.write_str("crash"),
-            EventKind::Recover => f.write_str("recover"),
-            EventKind::Join => f.write_str("join"),
-            EventKind::Leave => f.write_str("leave"),
+            other => f.write_str(other.name()),
         }
     }
 }

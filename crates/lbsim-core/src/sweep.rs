@@ -47,6 +47,24 @@ impl Figure {
         }
     }
 
+    /// The figure in the menu's words.
+    pub fn label(self) -> &'static str {
+        match self {
+            Figure::QuickP99 => "quick p99",
+            Figure::P99 => "p99",
+            Figure::LargestShare => "largest share",
+        }
+    }
+
+    /// What the figure is, in a line (`lbsim list figures`).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Figure::QuickP99 => "p99 of quick requests, ms (bimodal work)",
+            Figure::P99 => "p99 of all requests, ms",
+            Figure::LargestShare => "the largest share of requests one server took",
+        }
+    }
+
     /// Reads a figure's name; `busiest-share` is the old name of
     /// `largest-share`.
     pub fn parse(text: &str) -> Result<Figure, ScenarioError> {
@@ -54,7 +72,7 @@ impl Figure {
         Figure::ALL.into_iter().find(|f| f.id() == text).ok_or_else(|| ScenarioError {
             field: "sweep-figure".to_string(),
             value: text.to_string(),
-            allowed: "quick-p99, p99, largest-share".to_string(),
+            allowed: Figure::ALL.map(Figure::id).join(", "),
         })
     }
 
@@ -92,6 +110,28 @@ impl Figure {
         }
     }
 }
+
+/// A parameter the page's sweep view offers, with the range it starts
+/// from (any numeric field sweeps from the CLI).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Offered {
+    /// The field's key.
+    pub key: &'static str,
+    /// The range's first value, last value and step, as the view's
+    /// inputs show them.
+    pub range: (&'static str, &'static str, &'static str),
+}
+
+/// The parameters the sweep view offers, in its menu's order: the ones
+/// whose curves tell the article's stories (the hockey stick of load, the
+/// slow share, the skew that builds hot servers, the pool, the copies).
+pub const OFFERED: &[Offered] = &[
+    Offered { key: "load", range: ("0.3", "0.95", "0.05") },
+    Offered { key: "slow-share", range: ("0", "0.3", "0.03") },
+    Offered { key: "zipf", range: ("0", "2", "0.2") },
+    Offered { key: "servers", range: ("2", "12", "1") },
+    Offered { key: "balancers", range: ("1", "16", "3") },
+];
 
 /// The numeric fields a sweep can take.
 pub fn numeric_fields() -> Vec<&'static str> {

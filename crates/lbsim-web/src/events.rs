@@ -13,8 +13,6 @@ use web_sys::{Element, Event as DomEvent, HtmlElement, HtmlInputElement, HtmlSel
 
 use crate::dom::{by_id, document, element, on, on_id, target, text_element};
 
-const KINDS: [&str; 6] = ["slow", "fail", "crash", "recover", "join", "leave"];
-
 /// Adds the rows' container and the add button under the text control.
 pub fn build(wrap: &Element) {
     let rows = element("div", "event-rows");
@@ -82,11 +80,11 @@ fn row(n: usize, e: &Event, names: &[String]) -> Element {
     let server = part("select", "ev-server", format!("event {n} server"));
     options(&server, names.iter().cloned(), &e.server);
     let kind = part("select", "ev-kind", format!("event {n} kind"));
-    let (chosen, factor) = match e.kind {
-        EventKind::Slow(f) => ("slow", Some(f)),
-        k => (KINDS.iter().copied().find(|w| *w == k.to_string()).unwrap_or("fail"), None),
+    let factor = match e.kind {
+        EventKind::Slow(f) => Some(f),
+        _ => None,
     };
-    options(&kind, KINDS.map(String::from), chosen);
+    options(&kind, EventKind::ALL.map(|k| k.name().to_string()), e.kind.name());
     let value = part("input", "ev-value", format!("event {n} speed factor (slow)"));
     let _ = value.set_attribute("type", "number");
     let _ = value.set_attribute("min", "0.01");

@@ -5,27 +5,37 @@
 //! page's numbers and CSV are the CLI's for the same link.
 
 use lbsim_core::report::Headline;
-use lbsim_core::sweep::{Figure, Sweep};
+use lbsim_core::scenario::field_spec;
+use lbsim_core::sweep::{Figure, Sweep, OFFERED};
 use lbsim_core::url::MAX_LINK_SWEEP_VALUES;
 use lbsim_core::Report;
-use web_sys::{HtmlDetailsElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement};
+use web_sys::{Element, HtmlDetailsElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement};
 
-use crate::dom::{self, by_id, on_id, set_body_data, set_text};
+use crate::dom::{self, by_id, on_id, set_body_data, set_text, text_element};
 use crate::links::{schedule_url, share_url_without_sweep};
 use crate::plots::sweep::sweep as plot;
 use crate::pool::{dispatch, expected_seconds, main_run_going};
 use crate::state::{look, with, Purpose, SweepRun};
 use crate::view::show_legend;
 
-/// A range to start from for each parameter the view offers.
+/// The range the view starts from for a parameter it offers (the core's
+/// [`OFFERED`]); load's for any other.
 fn default_range(key: &str) -> (&'static str, &'static str, &'static str) {
-    match key {
-        "slow-share" => ("0", "0.3", "0.03"),
-        "zipf" => ("0", "2", "0.2"),
-        "servers" => ("2", "12", "1"),
-        "balancers" => ("1", "16", "3"),
-        _ => ("0.3", "0.95", "0.05"),
-    }
+    OFFERED.iter().find(|o| o.key == key).unwrap_or(&OFFERED[0]).range
+}
+
+/// Fills the parameter and figure menus from the core's lists.
+fn fill_menus() {
+    let fill = |id: &str, options: &mut dyn Iterator<Item = (&'static str, &'static str)>| {
+        let Some(select) = by_id::<Element>(id) else { return };
+        for (value, label) in options {
+            let option = text_element("option", "", label);
+            let _ = option.set_attribute("value", value);
+            let _ = select.append_child(&option);
+        }
+    };
+    fill("sweep-param", &mut OFFERED.iter().map(|o| (o.key, field_spec(o.key).map_or(o.key, |f| f.label))));
+    fill("sweep-figure", &mut Figure::ALL.iter().map(|f| (f.id(), f.label())));
 }
 
 fn input(id: &str) -> String {
@@ -249,6 +259,7 @@ fn csv() -> Option<String> {
 
 /// Connects the sweep panel's inputs.
 pub fn wire() {
+    fill_menus();
     on_id("sweep-param", "input", |_| {
         let (from, to, step) = default_range(&select("sweep-param"));
         set_input("sweep-from", from);

@@ -66,7 +66,7 @@ const LAYERS: &[Layers] = &[
             // The commands, the ones that share run's output first.
             &["run"],
             &["remap", "sweep"],
-            &["trace", "config", "replay"],
+            &["trace", "config", "replay", "list"],
             &["crate"],
         ],
     },

@@ -2,7 +2,6 @@
 //! node's keys before and after, per scheme.
 
 use lbsim_core::remap::{RemapReport, Scheme};
-use lbsim_core::AlgorithmId;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use web_sys::HtmlCanvasElement;
