@@ -1,4 +1,4 @@
-// The replay view (crates/lbsim-web/src/replay.rs, in the lbsim-replay module), in
+// The replay view (crates/lbsim-web/src/replay/, in the lbsim-replay module), in
 // headless Chromium against dist/: for each fleet preset and mixed, a
 // replay link plays and pauses, and the counters beside each rule equal
 // what the attempt log says at the paused moment, counted here from
