@@ -17,6 +17,7 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 
 use crate::balancer::builder::Builder;
+use crate::balancer::row::{Envoy, Haproxy, Nginx};
 use crate::balancer::AlgorithmId;
 use crate::hash::HashFn;
 use crate::scenario::{CheckKind, Expression, Field, Scenario, FIELDS};
@@ -175,12 +176,12 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
         Key::Header(name) => format!("$http_{}", name.to_ascii_lowercase().replace('-', "_")),
     };
     let mut notes = unexpressed(scenario, Program::Nginx);
-    let directive = match request.rule {
-        AlgorithmId::RoundRobin => String::new(),
-        AlgorithmId::LeastConnections => "least_conn;".into(),
-        AlgorithmId::Random => "random;".into(),
-        AlgorithmId::PowerOfTwo => "random two least_conn;".into(),
-        AlgorithmId::UserHash => {
+    let directive = match request.rule.in_programs().nginx {
+        Some(Nginx::RoundRobin) => String::new(),
+        Some(Nginx::LeastConn) => "least_conn;".into(),
+        Some(Nginx::Random) => "random;".into(),
+        Some(Nginx::RandomTwoLeastConn) => "random two least_conn;".into(),
+        Some(Nginx::Hash) => {
             if scenario.builder != Builder::Nginx {
                 notes.push(
                     "lbsim predicts NGINX's hash (its CRC-32 form) with builder=nginx (--builder nginx)"
@@ -189,7 +190,7 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
             }
             format!("hash {key};")
         }
-        AlgorithmId::ConsistentHash => {
+        Some(Nginx::HashConsistent) => {
             if scenario.builder != Builder::Nginx {
                 notes.push(
                     "lbsim predicts this ring with builder=nginx (--builder nginx); the scenario's differs"
@@ -198,12 +199,8 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
             }
             format!("hash {key} consistent;")
         }
-        other @ (AlgorithmId::LeastRequest
-        | AlgorithmId::PeakEwma
-        | AlgorithmId::BoundedLoad
-        | AlgorithmId::Maglev
-        | AlgorithmId::Rendezvous) => {
-            notes.push(format!("{}: not in NGINX; round robin is written instead", other.id()));
+        None => {
+            notes.push(format!("{}: not in NGINX; round robin is written instead", request.rule.id()));
             String::new()
         }
     };
@@ -264,13 +261,13 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
         Key::Arg(name) => format!("url_param {name}"),
         Key::Header(name) => format!("hdr({name})"),
     };
-    let (balance, hashing): (String, Option<String>) = match request.rule {
-        AlgorithmId::RoundRobin => ("roundrobin".into(), None),
-        AlgorithmId::LeastConnections => ("leastconn".into(), None),
-        AlgorithmId::Random => ("random(1)".into(), None),
-        AlgorithmId::PowerOfTwo => ("random(2)".into(), None),
-        AlgorithmId::UserHash => (source.clone(), Some("hash-type map-based".into())),
-        AlgorithmId::ConsistentHash | AlgorithmId::BoundedLoad => {
+    let (balance, hashing): (String, Option<String>) = match request.rule.in_programs().haproxy {
+        Some(Haproxy::RoundRobin) => ("roundrobin".into(), None),
+        Some(Haproxy::LeastConn) => ("leastconn".into(), None),
+        Some(Haproxy::Random) => ("random(1)".into(), None),
+        Some(Haproxy::RandomTwo) => ("random(2)".into(), None),
+        Some(Haproxy::HashMapBased) => (source.clone(), Some("hash-type map-based".into())),
+        Some(kind @ (Haproxy::HashConsistent | Haproxy::HashConsistentBounded)) => {
             if scenario.builder != Builder::Haproxy {
                 notes.push("lbsim predicts HAProxy's ring with builder=haproxy (--builder haproxy)".into());
             }
@@ -280,16 +277,13 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
                 _ => String::new(),
             };
             let mut hashing = format!("hash-type consistent{function}");
-            if request.rule == AlgorithmId::BoundedLoad {
+            if kind == Haproxy::HashConsistentBounded {
                 let _ = write!(hashing, "\n    hash-balance-factor {}", scenario.balance_factor);
             }
             (source.clone(), Some(hashing))
         }
-        other @ (AlgorithmId::LeastRequest
-        | AlgorithmId::PeakEwma
-        | AlgorithmId::Maglev
-        | AlgorithmId::Rendezvous) => {
-            notes.push(format!("{}: not in HAProxy; round robin is written instead", other.id()));
+        None => {
+            notes.push(format!("{}: not in HAProxy; round robin is written instead", request.rule.id()));
             ("roundrobin".into(), None)
         }
     };
@@ -342,18 +336,14 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
 fn envoy(scenario: &Scenario, request: &Request) -> String {
     let mut notes = unexpressed(scenario, Program::Envoy);
     notes.insert(0, "not checked against Envoy itself: lbsim's tests run NGINX and HAProxy only".into());
-    let policy = match request.rule {
-        AlgorithmId::RoundRobin => "ROUND_ROBIN",
-        AlgorithmId::LeastRequest | AlgorithmId::PowerOfTwo => "LEAST_REQUEST",
-        AlgorithmId::Random => "RANDOM",
-        AlgorithmId::ConsistentHash => "RING_HASH",
-        AlgorithmId::Maglev => "MAGLEV",
-        other @ (AlgorithmId::LeastConnections
-        | AlgorithmId::PeakEwma
-        | AlgorithmId::UserHash
-        | AlgorithmId::BoundedLoad
-        | AlgorithmId::Rendezvous) => {
-            notes.push(format!("{}: not in Envoy; ROUND_ROBIN is written instead", other.id()));
+    let policy = match request.rule.in_programs().envoy {
+        Some(Envoy::RoundRobin) => "ROUND_ROBIN",
+        Some(Envoy::LeastRequest) => "LEAST_REQUEST",
+        Some(Envoy::Random) => "RANDOM",
+        Some(Envoy::RingHash) => "RING_HASH",
+        Some(Envoy::Maglev) => "MAGLEV",
+        None => {
+            notes.push(format!("{}: not in Envoy; ROUND_ROBIN is written instead", request.rule.id()));
             "ROUND_ROBIN"
         }
     };

@@ -23,7 +23,7 @@
 use core::ops::Add;
 
 use crate::balancer::maglev::TABLE_SIZE;
-use crate::balancer::AlgorithmId;
+use crate::balancer::Setup;
 use crate::remap::{Change, Remap, Scheme};
 use crate::scenario::Scenario;
 
@@ -168,31 +168,21 @@ pub fn run(scenario: &Scenario) -> Work {
         work.probes = probes(scenario) as u64 * rules;
     }
     for &rule in &scenario.algorithms {
-        match rule {
-            // One ring serves every copy; bounded-load keeps one per copy.
-            AlgorithmId::ConsistentHash => work.ring_points += ring,
-            AlgorithmId::BoundedLoad => work.ring_points += ring * u64::from(scenario.balancers),
+        match rule.setup() {
+            Setup::Nothing => {}
+            Setup::Ring => work.ring_points += ring,
+            Setup::RingPerCopy => work.ring_points += ring * u64::from(scenario.balancers),
             // A fleet run gives every copy its own table (availability is
             // per copy).
-            AlgorithmId::Maglev if fleet => {
-                work.maglev_probes +=
-                    maglev_probes(u64::from(scenario.maglev_size)) * u64::from(scenario.balancers)
+            Setup::MaglevTable => {
+                let copies = if fleet { u64::from(scenario.balancers) } else { 1 };
+                work.maglev_probes += maglev_probes(u64::from(scenario.maglev_size)) * copies;
             }
-            AlgorithmId::Maglev => work.maglev_probes += maglev_probes(u64::from(scenario.maglev_size)),
             // Each user's winner is found once, when the user first comes.
-            AlgorithmId::Rendezvous => {
+            Setup::ScoresPerUser => {
                 let users = distinct_users(scenario.users, scenario.zipf, scenario.requests);
                 work.scores += users as u64 * n;
             }
-            // Nothing built before the first request: their cost is the
-            // picks'. Every rule is named, so a new one is priced here.
-            AlgorithmId::RoundRobin
-            | AlgorithmId::Random
-            | AlgorithmId::LeastConnections
-            | AlgorithmId::PowerOfTwo
-            | AlgorithmId::LeastRequest
-            | AlgorithmId::PeakEwma
-            | AlgorithmId::UserHash => {}
         }
     }
     work
@@ -290,7 +280,7 @@ pub fn memory(scenario: &Scenario) -> Memory {
         (bytes::SHARED_STATIC, bytes::RULE_STATIC)
     };
     // A Maglev table is four bytes an entry, one per copy in a fleet run.
-    let maglev = if scenario.algorithms.contains(&AlgorithmId::Maglev) {
+    let maglev = if scenario.algorithms.iter().any(|r| r.setup() == Setup::MaglevTable) {
         4 * u64::from(scenario.maglev_size) * if fleet { u64::from(scenario.balancers) } else { 1 }
     } else {
         0

@@ -12,6 +12,7 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use self::builder::Builder;
+pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
     effective_weights, fewer_per_weight, uniform_among, Balancer, Counts, Eligible, PerUser, Pick, Pool,
@@ -32,11 +33,23 @@ pub mod power_of_two;
 pub mod random;
 pub mod rendezvous;
 pub mod round_robin;
+pub mod row;
 mod rule;
 pub mod user_hash;
 
+/// A row's name for the rule in one program, or `None`.
+macro_rules! in_program {
+    ($program:ident, None) => {
+        None
+    };
+    ($program:ident, $name:ident) => {
+        Some(row::$program::$name)
+    };
+}
+
 macro_rules! algorithms {
-    ($($variant:ident => $id:literal, $rule:ty, $colour:literal, $doc:literal;)*) => {
+    ($($variant:ident => $id:literal, $rule:ty, $colour:literal, $doc:literal,
+        $setup:ident, config($nginx:ident, $haproxy:ident, $envoy:ident);)*) => {
         /// The stable id of an algorithm (CLI, URL, JSON).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "kebab-case")]
@@ -64,6 +77,24 @@ macro_rules! algorithms {
             pub fn colour(self) -> u32 {
                 match self { $(AlgorithmId::$variant => $colour,)* }
             }
+
+            /// What the rule builds before its first request, which the
+            /// cost estimate prices.
+            pub fn setup(self) -> Setup {
+                match self { $(AlgorithmId::$variant => Setup::$setup,)* }
+            }
+
+            /// What NGINX, HAProxy and Envoy call the rule, where they
+            /// have it (`lbsim config` writes it).
+            pub fn in_programs(self) -> InPrograms {
+                match self {
+                    $(AlgorithmId::$variant => InPrograms {
+                        nginx: in_program!(Nginx, $nginx),
+                        haproxy: in_program!(Haproxy, $haproxy),
+                        envoy: in_program!(Envoy, $envoy),
+                    },)*
+                }
+            }
         }
 
         /// A fresh balancer copy for `pool`.
@@ -73,33 +104,46 @@ macro_rules! algorithms {
     };
 }
 
-// The one list of rules: id, implementation, colour, description. Adding a
-// rule is its module plus one row here. The colours are Okabe-Ito's
+// The one list of rules: id, implementation, colour, description, what it
+// builds before its first request, and what NGINX, HAProxy and Envoy call
+// it (`None` where they lack it; `row.rs` has the names). Adding a rule is
+// its module plus one row here. The colours are Okabe-Ito's
 // colour-blind-safe set extended with Paul Tol's muted teal, purple, olive
 // and sand, all of middle lightness so they read on light and dark themes.
 algorithms! {
     RoundRobin => "round-robin", round_robin::RoundRobin, 0xE69F00,
-        "smooth weighted round robin (NGINX)";
+        "smooth weighted round robin (NGINX)",
+        Nothing, config(RoundRobin, RoundRobin, RoundRobin);
     Random => "random", random::Random, 0x999999,
-        "weighted random";
+        "weighted random",
+        Nothing, config(Random, Random, Random);
     LeastConnections => "least-connections", least_connections::LeastConnections, 0x009E73,
-        "fewest unfinished per weight, ties rotate (NGINX least_conn)";
+        "fewest unfinished per weight, ties rotate (NGINX least_conn)",
+        Nothing, config(LeastConn, LeastConn, None);
     PowerOfTwo => "power-of-two", power_of_two::PowerOfTwo, 0x56B4E9,
-        "two distinct random servers, the less loaded wins (NGINX random two)";
+        "two distinct random servers, the less loaded wins (NGINX random two)",
+        Nothing, config(RandomTwoLeastConn, RandomTwo, LeastRequest);
     LeastRequest => "least-request", least_request::LeastRequest, 0x0072B2,
-        "Envoy least request (P2C, or weighted EDF with active-request bias)";
+        "Envoy least request (P2C, or weighted EDF with active-request bias)",
+        Nothing, config(None, None, LeastRequest);
     PeakEwma => "peak-ewma", peak_ewma::PeakEwma, 0xCC79A7,
-        "two choices on peak EWMA latency x (active + 1) (Finagle, Linkerd)";
+        "two choices on peak EWMA latency x (active + 1) (Finagle, Linkerd)",
+        Nothing, config(None, None, None);
     UserHash => "user-hash", user_hash::UserHash, 0xD55E00,
-        "hash of the user key modulo N";
+        "hash of the user key modulo N",
+        Nothing, config(Hash, HashMapBased, None);
     ConsistentHash => "consistent-hash", consistent_hash::ConsistentHash, 0xA6761D,
-        "ring of virtual nodes (ketama)";
+        "ring of virtual nodes (ketama)",
+        Ring, config(HashConsistent, HashConsistent, RingHash);
     BoundedLoad => "bounded-load", bounded_load::BoundedLoad, 0x44AA99,
-        "consistent hashing with bounded loads (HAProxy hash-balance-factor)";
+        "consistent hashing with bounded loads (HAProxy hash-balance-factor)",
+        RingPerCopy, config(None, HashConsistentBounded, None);
     Maglev => "maglev", maglev::Maglev, 0xAA4499,
-        "Maglev lookup table of 65,537 entries";
+        "Maglev lookup table of 65,537 entries",
+        MaglevTable, config(None, None, Maglev);
     Rendezvous => "rendezvous", rendezvous::Rendezvous, 0x999933,
-        "highest random weight";
+        "highest random weight",
+        ScoresPerUser, config(None, None, None);
 }
 
 // Which rules a builder has lives beside the registry, so `builder.rs`

@@ -1,15 +1,14 @@
-//! What a row of the field table says about its field: its key, kind,
-//! range and meaning, its choices, when it applies and how each real
-//! balancer's configuration expresses it, with the reading and writing
-//! that every front end shares. The rows themselves are in `fields.rs`.
+//! The part of a field's row that knows nothing of the scenario: its key,
+//! kind, range, group, label, meaning and choices, with the checks and
+//! messages every front end shares. The rows, and what they say of the
+//! scenario (when a field applies, how a balancer's config expresses it,
+//! its reader and writer), are in `fields.rs`.
 
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::error::{ScenarioError, UNKNOWN_KEY};
-use super::fields::FIELDS;
-use super::Scenario;
+use super::error::ScenarioError;
 use crate::balancer::AlgorithmId;
 use crate::events;
 
@@ -83,36 +82,10 @@ pub struct Choice {
     pub label: &'static str,
 }
 
-/// How a real balancer's configuration (`lbsim config`) expresses a field.
+/// What a field is, whatever the scenario: its key, kind, range and
+/// meaning, and the values a choice takes.
 #[derive(Clone, Copy, Debug)]
-pub enum Expression {
-    /// Not the balancer's to configure: the traffic, the work, the
-    /// servers' own behaviour, or how lbsim runs and predicts.
-    Outside,
-    /// Written as the program's own directive.
-    Written,
-    /// The program has no such setting: the config says so in this
-    /// comment when the field is away from its default.
-    Missing(&'static str),
-    /// As `Missing`, when the scenario asks for it: the comment is written
-    /// when the function says so (a setting whose default is already on).
-    MissingWhen(&'static str, fn(&Scenario) -> bool),
-}
-
-/// A field's [`Expression`] in each balancer `lbsim config` writes for.
-#[derive(Clone, Copy, Debug)]
-pub struct InConfig {
-    /// NGINX's `upstream` block.
-    pub nginx: Expression,
-    /// HAProxy's `backend`.
-    pub haproxy: Expression,
-    /// Envoy's cluster.
-    pub envoy: Expression,
-}
-
-/// One row of the table of ranges.
-#[derive(Clone, Copy, Debug)]
-pub struct Field {
+pub struct Spec {
     /// URL key, CLI flag (without `--`) and JSON name.
     pub key: &'static str,
     /// Kind of value.
@@ -130,20 +103,8 @@ pub struct Field {
     pub label: &'static str,
     /// What the field means, with its unit.
     pub meaning: &'static str,
-    /// How each balancer's configuration expresses it.
-    pub config: InConfig,
-    /// Whether JSON leaves the field out at its default (every field
-    /// added after the base model, so the reports of scenarios that do
-    /// not use it stay byte-identical).
-    pub skips_default: bool,
     /// The values a choice field takes, from its type.
     pub(super) choices: fn() -> Vec<Choice>,
-    /// Whether the field affects a scenario's numbers.
-    pub(super) applies: fn(&Scenario) -> bool,
-    /// Sets the field from its text form, checked against this row.
-    pub(super) write: fn(&mut Scenario, &Field, &str) -> Result<(), ScenarioError>,
-    /// The field's text form, as `write` reads it; `None` when unset.
-    pub(super) read: fn(&Scenario) -> Option<String>,
 }
 
 /// Most hash-ring points a run may build (vnodes x total weight, per ring):
@@ -153,35 +114,7 @@ pub const MAX_RING_POINTS: u64 = 1 << 22;
 /// Largest seed: seeds travel through JavaScript numbers on the page.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
-impl ScenarioError {
-    /// A key that is no field at all (a link's `colour=blue`): its message
-    /// reads "unknown key 'colour'; known keys: ...", not as a bad value.
-    pub fn unknown_key(key: &str, value: &str) -> ScenarioError {
-        let known: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
-        ScenarioError {
-            field: key.to_string(),
-            value: value.to_string(),
-            allowed: format!("{UNKNOWN_KEY}{}", known.join(", ")),
-        }
-    }
-}
-
-/// Keys a field had before it was renamed, still read: `(old, new)`.
-pub const OLD_KEYS: &[(&str, &str)] = &[("ring", "builder")];
-
-/// Looks a field up by its key (or a key it had, [`OLD_KEYS`]).
-pub fn field_spec(key: &str) -> Option<&'static Field> {
-    let key = OLD_KEYS.iter().find(|(old, _)| *old == key).map_or(key, |(_, new)| new);
-    FIELDS.iter().find(|f| f.key == key)
-}
-
-/// The field of the table with this key; only ever called with keys of
-/// the table.
-pub(super) fn field(key: &str) -> &'static Field {
-    field_spec(key).expect("key is in FIELDS")
-}
-
-impl Field {
+impl Spec {
     /// The allowed values in words, for error messages and help text.
     pub fn allowed(&self) -> String {
         match self.kind {
@@ -210,27 +143,6 @@ impl Field {
     /// The ids of [`Field::choices`] that name a value (not "unset").
     pub fn ids(&self) -> Vec<&'static str> {
         self.choices().iter().map(|c| c.id).filter(|id| !id.is_empty()).collect()
-    }
-
-    /// Whether the field affects `scenario`'s numbers (front ends disable
-    /// the controls of fields that do not apply).
-    pub fn applies(&self, scenario: &Scenario) -> bool {
-        (self.applies)(scenario)
-    }
-
-    /// Sets this field of `scenario` from its text form.
-    pub fn write(&self, scenario: &mut Scenario, text: &str) -> Result<(), ScenarioError> {
-        (self.write)(scenario, self, text)
-    }
-
-    /// This field's text form in `scenario`; `None` when it is unset.
-    pub fn read(&self, scenario: &Scenario) -> Option<String> {
-        (self.read)(scenario)
-    }
-
-    /// Whether `scenario` has this field away from its default.
-    pub fn is_set(&self, scenario: &Scenario) -> bool {
-        self.read(scenario) != self.read(&Scenario::default())
     }
 
     pub(super) fn error(&self, value: &str) -> ScenarioError {

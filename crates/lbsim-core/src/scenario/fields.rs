@@ -6,20 +6,99 @@
 //! is one row here plus the code that reads it. Every front end (CLI
 //! flags, URL codec, page controls) builds from [`FIELDS`].
 
-use alloc::string::String;
+use alloc::format;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::field::Expression::{Missing, MissingWhen, Outside, Written};
-use super::field::{Field, FieldKind, Group, InConfig, MAX_SEED};
+use self::Expression::{Missing, MissingWhen, Outside, Written};
+use super::error::{ScenarioError, UNKNOWN_KEY};
+use super::field::{FieldKind, Group, Spec, MAX_SEED};
 use super::kinds::{CheckKind, Layer, WorkKind};
 use super::value::FieldValue;
 use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
 use crate::events::{self, Events};
 use crate::hash::HashFn;
+
+/// How a real balancer's configuration (`lbsim config`) expresses a field.
+#[derive(Clone, Copy, Debug)]
+pub enum Expression {
+    /// Not the balancer's to configure: the traffic, the work, the
+    /// servers' own behaviour, or how lbsim runs and predicts.
+    Outside,
+    /// Written as the program's own directive.
+    Written,
+    /// The program has no such setting: the config says so in this
+    /// comment when the field is away from its default.
+    Missing(&'static str),
+    /// As `Missing`, when the scenario asks for it: the comment is written
+    /// when the function says so (a setting whose default is already on).
+    MissingWhen(&'static str, fn(&Scenario) -> bool),
+}
+
+/// A field's [`Expression`] in each balancer `lbsim config` writes for.
+#[derive(Clone, Copy, Debug)]
+pub struct InConfig {
+    /// NGINX's `upstream` block.
+    pub nginx: Expression,
+    /// HAProxy's `backend`.
+    pub haproxy: Expression,
+    /// Envoy's cluster.
+    pub envoy: Expression,
+}
+
+/// One row of the table: what the field is ([`Spec`], which the row
+/// dereferences to), and what it says of a scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    /// The field's key, kind, range, meaning and choices.
+    pub spec: Spec,
+    /// How each balancer's configuration expresses it.
+    pub config: InConfig,
+    /// Whether JSON leaves the field out at its default (every field
+    /// added after the base model, so the reports of scenarios that do
+    /// not use it stay byte-identical).
+    pub skips_default: bool,
+    /// Whether the field affects a scenario's numbers.
+    applies: fn(&Scenario) -> bool,
+    /// Sets the field from its text form, checked against the row.
+    write: fn(&mut Scenario, &Spec, &str) -> Result<(), ScenarioError>,
+    /// The field's text form, as `write` reads it; `None` when unset.
+    read: fn(&Scenario) -> Option<String>,
+}
+
+impl core::ops::Deref for Field {
+    type Target = Spec;
+    fn deref(&self) -> &Spec {
+        &self.spec
+    }
+}
+
+impl Field {
+    /// Whether the field affects `scenario`'s numbers (front ends disable
+    /// the controls of fields that do not apply).
+    pub fn applies(&self, scenario: &Scenario) -> bool {
+        (self.applies)(scenario)
+    }
+
+    /// Sets this field of `scenario` from its text form.
+    pub fn write(&self, scenario: &mut Scenario, text: &str) -> Result<(), ScenarioError> {
+        (self.write)(scenario, &self.spec, text)
+    }
+
+    /// This field's text form in `scenario`; `None` when it is unset.
+    pub fn read(&self, scenario: &Scenario) -> Option<String> {
+        (self.read)(scenario)
+    }
+
+    /// Whether `scenario` has this field away from its default.
+    pub fn is_set(&self, scenario: &Scenario) -> bool {
+        self.read(scenario) != self.read(&Scenario::default())
+    }
+}
 
 /// Declares the [`Scenario`] type, its `Default`, its JSON form and
 /// [`FIELDS`] from one row per field:
@@ -84,17 +163,19 @@ macro_rules! scenario {
         /// The one table of scenario fields and their ranges. The CLI builds its
         /// flags from it, the URL codec its keys, the page its inputs.
         pub const FIELDS: &[Field] = &[$(Field {
-            key: $key,
-            kind: FieldKind::$kind,
-            min: $min,
-            max: $max,
-            step: $step,
-            group: Group::$group,
-            label: $label,
-            meaning: $meaning,
+            spec: Spec {
+                key: $key,
+                kind: FieldKind::$kind,
+                min: $min,
+                max: $max,
+                step: $step,
+                group: Group::$group,
+                label: $label,
+                meaning: $meaning,
+                choices: <$ty as FieldValue>::choices,
+            },
             config: InConfig { nginx: $nginx, haproxy: $haproxy, envoy: $envoy },
             skips_default: !stringify!($($skip)?).is_empty(),
-            choices: <$ty as FieldValue>::choices,
             applies: applies_or_always!($($applies)?),
             write: |scenario, field, text| {
                 scenario.$field = FieldValue::parse(field, text)?;
@@ -489,3 +570,31 @@ pub const POOL_KEYS: &[&str] = &["servers", "weights", "names", "balance-factor"
 /// answer 500 and when, the retries, what counts as failed and NGINX's
 /// passive checks.
 pub const FAILURE_KEYS: &[&str] = &["events", "retries", "count-5xx", "max-fails", "fail-timeout-ms"];
+
+impl ScenarioError {
+    /// A key that is no field at all (a link's `colour=blue`): its message
+    /// reads "unknown key 'colour'; known keys: ...", not as a bad value.
+    pub fn unknown_key(key: &str, value: &str) -> ScenarioError {
+        let known: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
+        ScenarioError {
+            field: key.to_string(),
+            value: value.to_string(),
+            allowed: format!("{UNKNOWN_KEY}{}", known.join(", ")),
+        }
+    }
+}
+
+/// Keys a field had before it was renamed, still read: `(old, new)`.
+pub const OLD_KEYS: &[(&str, &str)] = &[("ring", "builder")];
+
+/// Looks a field up by its key (or a key it had, [`OLD_KEYS`]).
+pub fn field_spec(key: &str) -> Option<&'static Field> {
+    let key = OLD_KEYS.iter().find(|(old, _)| *old == key).map_or(key, |(_, new)| new);
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+/// The field of the table with this key; only ever called with keys of
+/// the table.
+pub(super) fn field(key: &str) -> &'static Field {
+    field_spec(key).expect("key is in FIELDS")
+}

@@ -24,12 +24,12 @@ mod model;
 mod value;
 
 pub use self::error::{Escaped, ScenarioError};
-use self::field::field;
-pub use self::field::{
-    field_spec, valid_name, Choice, Expression, Field, FieldKind, Group, InConfig, MAX_RING_POINTS, MAX_SEED,
-    OLD_KEYS,
+pub use self::field::{valid_name, Choice, FieldKind, Group, Spec, MAX_RING_POINTS, MAX_SEED};
+use self::fields::field;
+pub use self::fields::{
+    field_spec, Expression, Field, InConfig, Scenario, FAILURE_KEYS, FIELDS, OLD_KEYS, PLACEMENT_KEYS,
+    POOL_KEYS,
 };
-pub use self::fields::{Scenario, FAILURE_KEYS, FIELDS, PLACEMENT_KEYS, POOL_KEYS};
 pub use self::kinds::{CheckKind, Layer, WorkKind};
 
 impl Scenario {

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::error::ScenarioError;
-use super::field::{valid_name, Choice, Field};
+use super::field::{valid_name, Choice, Spec};
 use super::kinds::{CheckKind, Layer, WorkKind};
 use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
@@ -18,7 +18,7 @@ use crate::hash::HashFn;
 /// A scenario field's type: how its text form reads, checked against the
 /// field's row, and writes back.
 pub(super) trait FieldValue: Sized {
-    fn parse(field: &Field, text: &str) -> Result<Self, ScenarioError>;
+    fn parse(field: &Spec, text: &str) -> Result<Self, ScenarioError>;
     fn text(&self) -> Option<String>;
     /// The values a choice takes; none for numbers, lists and events.
     fn choices() -> Vec<Choice> {
@@ -37,7 +37,7 @@ fn by_id<T: Copy>(all: &[T], id: fn(T) -> &'static str) -> Vec<Choice> {
 }
 
 impl FieldValue for u32 {
-    fn parse(field: &Field, text: &str) -> Result<u32, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<u32, ScenarioError> {
         // The table's ranges keep every u32 field far below u32::MAX.
         Ok(field.parse_integer(text)? as u32)
     }
@@ -47,7 +47,7 @@ impl FieldValue for u32 {
 }
 
 impl FieldValue for u64 {
-    fn parse(field: &Field, text: &str) -> Result<u64, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<u64, ScenarioError> {
         field.parse_integer(text)
     }
     fn text(&self) -> Option<String> {
@@ -56,7 +56,7 @@ impl FieldValue for u64 {
 }
 
 impl FieldValue for f64 {
-    fn parse(field: &Field, text: &str) -> Result<f64, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<f64, ScenarioError> {
         field.parse_real(text)
     }
     fn text(&self) -> Option<String> {
@@ -67,7 +67,7 @@ impl FieldValue for f64 {
 /// A switch: `true` or `false`, as JSON writes it; `1` and `0`, the
 /// links' and flags' older form, still read.
 impl FieldValue for bool {
-    fn parse(field: &Field, text: &str) -> Result<bool, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<bool, ScenarioError> {
         match text.trim() {
             "true" | "1" => Ok(true),
             "false" | "0" => Ok(false),
@@ -84,7 +84,7 @@ impl FieldValue for bool {
 
 /// The rate: empty means "derive it from load".
 impl FieldValue for Option<f64> {
-    fn parse(field: &Field, text: &str) -> Result<Option<f64>, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<Option<f64>, ScenarioError> {
         if text.trim().is_empty() {
             return Ok(None);
         }
@@ -97,7 +97,7 @@ impl FieldValue for Option<f64> {
 
 /// The hash: empty means each rule's own default.
 impl FieldValue for Option<HashFn> {
-    fn parse(field: &Field, text: &str) -> Result<Option<HashFn>, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<Option<HashFn>, ScenarioError> {
         if text.trim().is_empty() {
             return Ok(None);
         }
@@ -116,7 +116,7 @@ impl FieldValue for Option<HashFn> {
 macro_rules! choice {
     ($($choice:ty),*) => {$(
         impl FieldValue for $choice {
-            fn parse(field: &Field, text: &str) -> Result<$choice, ScenarioError> {
+            fn parse(field: &Spec, text: &str) -> Result<$choice, ScenarioError> {
                 text.trim().parse().map_err(|_| field.error(text))
             }
             fn text(&self) -> Option<String> {
@@ -132,7 +132,7 @@ choice!(WorkKind, Builder, CheckKind);
 
 /// The layer: its id is the number, the select says what it places.
 impl FieldValue for Layer {
-    fn parse(field: &Field, text: &str) -> Result<Layer, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<Layer, ScenarioError> {
         text.trim().parse().map_err(|_| field.error(text))
     }
     fn text(&self) -> Option<String> {
@@ -154,7 +154,7 @@ impl FieldValue for Layer {
 
 /// Speeds, one per server.
 impl FieldValue for Vec<f64> {
-    fn parse(field: &Field, text: &str) -> Result<Vec<f64>, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<Vec<f64>, ScenarioError> {
         field.parse_list(text, |part| field.parse_real(part))
     }
     fn text(&self) -> Option<String> {
@@ -164,7 +164,7 @@ impl FieldValue for Vec<f64> {
 
 /// Weights, one per server.
 impl FieldValue for Vec<u32> {
-    fn parse(field: &Field, text: &str) -> Result<Vec<u32>, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<Vec<u32>, ScenarioError> {
         field.parse_list(text, |part| u32::parse(field, part))
     }
     fn text(&self) -> Option<String> {
@@ -174,7 +174,7 @@ impl FieldValue for Vec<u32> {
 
 /// Server names, one per server.
 impl FieldValue for Vec<String> {
-    fn parse(field: &Field, text: &str) -> Result<Vec<String>, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<Vec<String>, ScenarioError> {
         field.parse_list(
             text,
             |part| if valid_name(part) { Ok(part.to_string()) } else { Err(field.error(part)) },
@@ -187,7 +187,7 @@ impl FieldValue for Vec<String> {
 
 /// A subset of the rules, kept in canonical order; never empty.
 impl FieldValue for Vec<AlgorithmId> {
-    fn parse(field: &Field, text: &str) -> Result<Vec<AlgorithmId>, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<Vec<AlgorithmId>, ScenarioError> {
         let picked: Vec<AlgorithmId> = field
             .parse_list(text, |part| part.trim().parse::<AlgorithmId>().map_err(|_| field.error(part)))?;
         if picked.is_empty() {
@@ -203,7 +203,7 @@ impl FieldValue for Vec<AlgorithmId> {
 
 /// Fleet events: their own parser names the item at fault.
 impl FieldValue for Events {
-    fn parse(field: &Field, text: &str) -> Result<Events, ScenarioError> {
+    fn parse(field: &Spec, text: &str) -> Result<Events, ScenarioError> {
         Events::parse(text).map_err(|item| ScenarioError {
             field: field.key.to_string(),
             value: item,
