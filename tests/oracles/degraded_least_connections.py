@@ -3,7 +3,7 @@
 
 What it answers: the share of requests least connections sends the slow
 server C in the `degraded` preset (crates/lbsim-core/src/presets.rs), which
-`crates/lbsim-core/tests/preset_lessons.rs` pins at 0.125 +- 0.01.
+`crates/lbsim-core/tests/behaviour/preset_lessons.rs` pins at 0.125 +- 0.01.
 
 The model, written from the preset and from the rule's doc comment
 (crates/lbsim-core/src/balancer/least_connections.rs), not from the

@@ -5,7 +5,7 @@ Standard library only. Regenerate the committed output with
 
     python3 tests/oracles/nginx_chash.py > tests/oracles/nginx_chash.out
 
-`crates/lbsim-core/tests/nginx_ring_matches_the_oracle.rs` reads that file.
+`crates/lbsim-core/tests/behaviour/nginx_ring_matches_the_oracle.rs` reads that file.
 
 Source followed, line by line (nginx tag `release-1.22.1`):
 

@@ -19,9 +19,13 @@ pub fn fuzz(args: &[String]) -> Result<(), String> {
         None => DEFAULT_CASES,
     };
     let runs: [(&str, u64, &[&str]); 3] = [
-        ("the core", cases, &["-p", "lbsim-core", "--test", "fuzz_inputs"]),
+        ("the core", cases, &["-p", "lbsim-core", "--test", "behaviour", "fuzz_inputs"]),
         // Each case runs a scenario: a hundredth of the cases.
-        ("reports and sweeps", (cases / 100).max(1), &["-p", "lbsim-core", "--test", "fuzz_reports"]),
+        (
+            "reports and sweeps",
+            (cases / 100).max(1),
+            &["-p", "lbsim-core", "--test", "behaviour", "fuzz_reports"],
+        ),
         ("the binary", (cases / 20).max(1), &["-p", "lbsim-cli", "--test", "cli", "fuzz_the_binary"]),
     ];
     let mut total = 0;

@@ -11,7 +11,7 @@ mod errors_name_field_value_and_range;
 mod events_after_the_run_are_noted;
 mod exit_status_follows_the_table_on_broken_streams;
 // The generators are the core's fuzz harness, shared.
-#[path = "../../../lbsim-core/tests/fuzz/mod.rs"]
+#[path = "../../../lbsim-core/tests/behaviour/fuzz.rs"]
 mod fuzz;
 mod fuzz_the_binary;
 mod memory_is_known_before_the_run;

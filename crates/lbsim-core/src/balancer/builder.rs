@@ -292,8 +292,8 @@ mod tests {
 
     // The `nginx` ring is held to the real NGINX by `cargo xtask
     // conformance` and to the repository's `tests/oracles/nginx_chash.py`
-    // by `tests/nginx_ring_matches_the_oracle.rs`. The `ketama` vectors
-    // are regression vectors captured from this code; they agree with a
+    // by `tests/behaviour/nginx_ring_matches_the_oracle.rs`. The `ketama`
+    // vectors are regression vectors captured from this code; they agree with a
     // re-derivation from libketama's `ketama_create_continuum` in Python's
     // hashlib, which is our reading of libketama, not libketama.
     const CONFIG: [&str; 3] = ["10.0.0.1:8080", "10.0.0.2:8080", "10.0.0.3:80"];

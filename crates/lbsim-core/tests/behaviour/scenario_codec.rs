@@ -2,17 +2,16 @@
 //! same scenario, whichever fields it sets; every out-of-range value is
 //! refused with the field, the value and the range from the one table.
 
-mod fuzz;
-
-use fuzz::{fuzz, scenario_of, valid_pairs, Covered};
 use lbsim_core::scenario::{FieldKind, FIELDS};
 use lbsim_core::url::{decode, decode_strict, encode};
 use lbsim_core::{AlgorithmId, Scenario};
 use proptest::prelude::*;
 
+use crate::fuzz::{self, fuzz, scenario_of, valid_pairs, Covered};
+
 /// Encoding then decoding is the identity for scenarios that set any of
 /// the table's fields (events, health, caches, layer, ring and hash
-/// included), each to a value made from its row (`fuzz/mod.rs`); at least
+/// included), each to a value made from its row (`fuzz.rs`); at least
 /// half the generated scenarios are valid, and every field is set away
 /// from its default in some valid one.
 #[test]

@@ -3,12 +3,9 @@
 //! and round-trip identity for everything accepted. Each property mixes
 //! valid input made from the table's rows with hostile input, accepts at
 //! least half its cases and sees every field of the table accepted
-//! (`fuzz/mod.rs`). `PROPTEST_CASES` sets the cases per property; `cargo
+//! (`fuzz.rs`). `PROPTEST_CASES` sets the cases per property; `cargo
 //! xtask fuzz` runs many.
 
-mod fuzz;
-
-use fuzz::{fuzz, hostile_list, hostile_text, mixed_field, mixed_json, mixed_link, printable, Covered};
 use lbsim_core::balancer::builder::Builder;
 use lbsim_core::hash::HashFn;
 use lbsim_core::remap::{Change, Plan, Remap, Scheme};
@@ -17,6 +14,10 @@ use lbsim_core::url::{decode, decode_strict, encode};
 use lbsim_core::{Scenario, ScenarioError};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+
+use crate::fuzz::{
+    self, fuzz, hostile_list, hostile_text, mixed_field, mixed_json, mixed_link, printable, Covered,
+};
 
 /// The error is one printable line naming a field of the table, the link's
 /// version key, or a key the input itself gave. (A refusal: `false`.)

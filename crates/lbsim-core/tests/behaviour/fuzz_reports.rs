@@ -1,19 +1,18 @@
 //! Generated scenarios (every field of the table among them, events,
 //! health checks, retries, warm-up, caches, layer 4, rings and
-//! `host:port` names included: `fuzz/mod.rs`) run to a report, and sweeps
+//! `host:port` names included: `fuzz.rs`) run to a report, and sweeps
 //! over generated ranges: whatever the mix, every report keeps the
 //! invariants below, and a sweep either runs every value or names what it
 //! refuses. `PROPTEST_CASES` sets the cases; `cargo xtask fuzz` runs many.
 
-mod fuzz;
-
-use fuzz::{fuzz, hostile_text, printable, scenario_of, valid_pairs, Covered};
 use lbsim_core::report::{AlgorithmResult, Percentiles};
 use lbsim_core::scenario::{field_spec, FieldKind, FIELDS};
 use lbsim_core::sweep::Sweep;
 use lbsim_core::{engine, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+
+use crate::fuzz::{self, fuzz, hostile_text, printable, scenario_of, valid_pairs, Covered};
 
 /// Requests per generated run: enough for queues, errors and retries,
 /// few enough for hundreds of cases.

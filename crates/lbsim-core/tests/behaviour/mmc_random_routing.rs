@@ -2,12 +2,11 @@
 //! the mean wait is Erlang C / (c mu - lambda) and the sojourn-time tail is
 //! the mixture of the wait and the service exponentials.
 
-mod common;
-
-use common::{assert_close, replicate};
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::theory::MMc;
 use lbsim_core::{AlgorithmId, Scenario};
+
+use crate::common::{assert_close, replicate};
 
 fn pool(load: f64) -> (Scenario, MMc) {
     let scenario = Scenario {

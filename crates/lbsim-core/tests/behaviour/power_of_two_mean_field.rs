@@ -1,12 +1,11 @@
 //! Two choices over many single-slot servers approaches Mitzenmacher's
 //! mean-field limit: mean sojourn T = sum_i lambda^(2^i - 2) service times.
 
-mod common;
-
-use common::{assert_close, replicate};
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::theory::power_of_two_mean_sojourn;
 use lbsim_core::{AlgorithmId, Scenario};
+
+use crate::common::{assert_close, replicate};
 
 #[test]
 fn mean_sojourn_approaches_the_mean_field_limit() {

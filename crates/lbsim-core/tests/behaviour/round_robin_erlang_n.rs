@@ -3,12 +3,11 @@
 //! an E_N/M/1 queue with mean sojourn 1 / (mu (1 - sigma)), sigma solving
 //! sigma = (lambda / (lambda + mu (1 - sigma)))^N.
 
-mod common;
-
-use common::{assert_close, replicate};
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::theory::round_robin_mean_sojourn;
 use lbsim_core::{AlgorithmId, Scenario};
+
+use crate::common::{assert_close, replicate};
 
 #[test]
 fn mean_sojourn_matches_the_erlang_n_queue() {

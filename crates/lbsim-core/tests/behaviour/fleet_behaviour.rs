@@ -6,8 +6,7 @@ use lbsim_core::report::AlgorithmResult;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{AlgorithmId, Prepared, Scenario};
 
-mod common;
-use common::small_scenario;
+use crate::common::{self, small_scenario};
 
 fn scenario(link: &str) -> Scenario {
     common::linked(&format!("requests=20000&{link}"))

@@ -2,11 +2,10 @@
 //! estimates the steps of the event loop (arrivals, ends, events, probes,
 //! timers, retries), counted here by the loop itself, never timed.
 
-mod common;
-
-use common::{linked as scenario, small_scenario};
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{cost, AlgorithmId, Prepared, Scenario};
+
+use crate::common::{linked as scenario, small_scenario};
 
 fn steps_against_estimate(scenario: &Scenario, rule: AlgorithmId) -> (u64, u64) {
     let prepared = Prepared::new(scenario).expect("valid");

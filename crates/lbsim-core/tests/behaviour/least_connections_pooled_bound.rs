@@ -2,12 +2,11 @@
 //! pooled M/M/(N c) queue, and with exponential work it should do far
 //! better than random routing (N independent M/M/c queues).
 
-mod common;
-
-use common::replicate;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::theory::MMc;
 use lbsim_core::{AlgorithmId, Scenario};
+
+use crate::common::replicate;
 
 #[test]
 fn between_the_pooled_queue_and_random_routing() {

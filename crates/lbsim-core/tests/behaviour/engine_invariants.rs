@@ -9,8 +9,7 @@ use lbsim_core::workload::Workload;
 use lbsim_core::{AlgorithmId, Scenario};
 use proptest::prelude::*;
 
-mod common;
-use common::small_scenario;
+use crate::common::small_scenario;
 
 fn scenarios() -> impl Strategy<Value = (Scenario, AlgorithmId)> {
     (

@@ -3,9 +3,6 @@
 //! error of the mean of the R estimates sets the band (4 standard errors,
 //! so a correct engine fails about once in 15,000 runs of a test).
 
-// Each test binary uses the part it needs.
-#![allow(dead_code)]
-
 use lbsim_core::report::AlgorithmResult;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{AlgorithmId, Prepared, Scenario};

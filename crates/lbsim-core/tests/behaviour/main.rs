@@ -1,0 +1,31 @@
+//! The core's behaviour, one module per behaviour, in one test binary (one
+//! link for them all). Each pins the simulator against something outside
+//! its code: a formula from queueing theory, what a reference
+//! implementation documents, an oracle's output, the captured reports.
+//! `cargo test -p lbsim-core --test behaviour NAME` runs the tests whose
+//! path holds NAME, a module's name among them (`golden_reports`).
+
+mod common;
+// The fuzz harness, shared with the CLI's tests.
+mod fuzz;
+
+mod engine_invariants;
+mod error_messages_escape_input;
+mod events_after_the_run;
+mod fleet_behaviour;
+mod fleet_cost;
+mod front_end_decisions;
+mod fuzz_inputs;
+mod fuzz_reports;
+mod golden_reports;
+mod least_connections_pooled_bound;
+mod littles_law;
+mod locality;
+mod mmc_random_routing;
+mod nginx_ring_matches_the_oracle;
+mod power_of_two_mean_field;
+mod preset_lessons;
+mod ring_placements;
+mod round_robin_erlang_n;
+mod scenario_codec;
+mod zipf_shares;
