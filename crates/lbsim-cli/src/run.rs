@@ -5,6 +5,7 @@
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
 use lbsim_core::cost;
+use lbsim_core::report::columns::column;
 use lbsim_core::scenario::WorkKind;
 use lbsim_core::{url, Prepared, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
@@ -116,8 +117,9 @@ pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, S
 /// when it retried); one with caches a hit rate column. An empty figure
 /// is "-".
 fn table(report: &Report, lesson: Option<&str>) -> String {
-    let (errors, retries, caches) = (report.has_errors(), report.has_retries(), report.has_caches());
-    let quick = report.results.iter().any(|r| r.latency_ms.quick.is_some());
+    let shown = |key| column(key).shown(report);
+    let (quick, errors, retries, caches) =
+        (shown("quick-p99"), shown("errors"), shown("retries"), shown("hit-rate"));
     let mut out = format!("{:<18}", "algorithm");
     if quick {
         out += &format!(" {:>13}", "quick p99 ms");

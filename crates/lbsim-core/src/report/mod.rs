@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::balancer::AlgorithmId;
 use crate::scenario::Scenario;
 
+pub mod columns;
 pub mod json;
 mod summary;
 
