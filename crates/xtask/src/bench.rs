@@ -108,7 +108,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// scenario (`mixed`), same request count, same three rules: processes
 /// alternate, `CLI_REPS` each, medians compared. Then the CLI's budget
 /// (docs/performance.md#the-figures):
-/// `mixed`, 1M requests, all eleven rules.
+/// `mixed`, 1M requests, every rule.
 fn cli(args: &[String]) -> Result<(), String> {
     let requests: u64 = match args.first() {
         None => 200_000,
@@ -158,6 +158,6 @@ fn cli(args: &[String]) -> Result<(), String> {
     let budget_args = cli_args(1_000_000, None);
     let times: Result<Vec<f64>, String> = (0..3).map(|_| time(&lbsim, &budget_args, &[])).collect();
     let seconds = median(times?);
-    println!("lbsim run, 1M requests, 11 algorithms: {seconds:.3} s (budget 1 s)");
+    println!("lbsim run, 1M requests, every rule: {seconds:.3} s (budget 1 s)");
     Ok(())
 }
