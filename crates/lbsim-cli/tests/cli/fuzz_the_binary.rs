@@ -3,10 +3,10 @@
 //! or 2 (never a panic's 101), says why in one printable line, and what it
 //! accepts it reads back unchanged from its own share link. Valid input
 //! made from the table's rows is mixed in, so that most cases are accepted
-//! (the harness requires a share, `fuzz/mod.rs`) and every field is run
-//! through the binary. Each case starts a process or two, so the default
-//! is fewer cases than the core's; `PROPTEST_CASES` sets them (`cargo
-//! xtask fuzz` runs many).
+//! (the harness requires a share, `lbsim-core/tests/behaviour/fuzz.rs`) and
+//! every field is run through the binary. Each case starts a process or
+//! two, so the default is fewer cases than the core's; `PROPTEST_CASES`
+//! sets them (`cargo xtask fuzz` runs many).
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
