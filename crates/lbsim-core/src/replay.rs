@@ -43,7 +43,7 @@ pub const DEFAULT_WINDOW: u64 = 5_000;
 const AFTER_LAST_EVENT_S: f64 = 10.0;
 
 /// The window when a link names none: [`DEFAULT_WINDOW`] requests, or with
-/// events enough to reach [`AFTER_LAST_EVENT_S`] past the last one at the
+/// events enough to reach `AFTER_LAST_EVENT_S` past the last one at the
 /// scenario's arrival rate (a crash at 20 s is in the window), at most
 /// [`MAX_WINDOW`].
 pub fn window_for(scenario: &Scenario) -> u64 {

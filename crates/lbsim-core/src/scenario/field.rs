@@ -19,7 +19,7 @@ pub enum FieldKind {
     Integer,
     /// A real number.
     Real,
-    /// One of a fixed set of ids ([`Field::choices`]).
+    /// One of a fixed set of ids ([`Spec::choices`]).
     Choice,
     /// A comma-separated list of numbers, one per server.
     NumberList,
@@ -140,7 +140,7 @@ impl Spec {
         (self.choices)()
     }
 
-    /// The ids of [`Field::choices`] that name a value (not "unset").
+    /// The ids of [`Spec::choices`] that name a value (not "unset").
     pub fn ids(&self) -> Vec<&'static str> {
         self.choices().iter().map(|c| c.id).filter(|id| !id.is_empty()).collect()
     }

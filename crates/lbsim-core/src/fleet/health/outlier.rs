@@ -15,7 +15,7 @@ use crate::scenario::Scenario;
 ///
 /// As built by Envoy (`builder=envoy`), current Envoy's `DetectorImpl`
 /// (1.27 and later): the ejection ends on the detector's interval timer
-/// (every [`ENVOY_INTERVAL_MS`] from the start), at the first tick at
+/// (every `ENVOY_INTERVAL_MS` from the start), at the first tick at
 /// least `min(base x backoff, max_ejection_time)` after it began, where
 /// `max_ejection_time` is its default, the larger of 300 s and the base;
 /// the backoff grows by one an ejection (while under `max_ejection_time`
