@@ -107,6 +107,12 @@ export function cliReport(link) {
   return text === null ? null : JSON.parse(text);
 }
 
+/** The rules the page offers, in its order: its rule checkboxes, which it
+ * builds from the core's registry (so a new rule changes no test). */
+export async function ruleIds(page) {
+  return page.$$eval("input[name=algorithms]", (inputs) => inputs.map((input) => input.value));
+}
+
 /** The keys of the results table's columns that show. */
 export async function shownColumns(page) {
   return page.$$eval("#results thead th[data-key]:not([hidden])", (ths) => ths.map((th) => th.dataset.key));
