@@ -26,10 +26,8 @@
 //!
 //! What it may import: `lbsim-core` and the terminal's crates (clap,
 //! rayon, indicatif, serde_json), never the page or the worker. Its
-//! modules form layers (`cargo xtask layers`): `outcome` (output and exit
-//! status) and `progress`; `flags` (the scenario flags, from the core's
-//! field table); the commands, `run` below `remap` and `sweep` below
-//! `trace`; and this file on top, which no module names.
+//! modules form layers (output and progress, then the flags, then the
+//! commands, then this file), listed once in `crates/xtask/src/layers.rs`.
 
 mod config;
 mod flags;

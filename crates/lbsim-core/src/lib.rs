@@ -17,23 +17,11 @@
 //! What it may import: no other crate of the workspace, and of the outside
 //! world only arithmetic, hashing, randomness and serde (see its
 //! `Cargo.toml`). Inside, its modules form layers, each naming only its own
-//! layer or below (`cargo xtask layers` checks it, and that no file
-//! reaches itself through the files it names):
-//!
-//! 1. `hash`, `chacha`, `sort`, `num`, `rng`, `ziggurat` (exponential and
-//!    normal draws): arithmetic and randomness;
-//! 2. [`balancer`] (the rules: each gets a [`balancer::Pool`], never a
-//!    scenario) and [`events`] (the events grammar);
-//! 3. [`scenario`]: the type, the one field table, validation;
-//! 4. [`workload`], [`report`], [`theory`], [`remap`], [`cost`], [`config`]
-//!    (the scenario as NGINX, HAProxy or Envoy configuration);
-//! 5. `server`: the server model both engines run on;
-//! 6. [`fleet`]: the event loop of a fleet that changes;
-//! 7. [`engine`]: a run, through the static loop or the fleet's, and
-//!    [`trace`] (a rule's picks for given arrivals and finishes);
-//! 8. [`sweep`], [`presets`], then [`replay`] (a run's first requests,
-//!    attempt by attempt; its default pair is a preset's), then [`url`],
-//!    which names them all.
+//! layer or below, from arithmetic and randomness at the bottom through the
+//! rules, the scenario, the server model, the fleet and the engine to the
+//! link codec on top; the layers are listed once, in
+//! `crates/xtask/src/layers.rs`, which `cargo xtask layers` checks
+//! (CONTRIBUTING.md, "Layers").
 #![no_std]
 
 extern crate alloc;

@@ -7,27 +7,12 @@
 //! A view: every decision about the model (merging parts, when theory
 //! applies, the remapping change, fitting lists) is the core's.
 //!
-//! The modules form layers, bottom to top:
-//!
-//! 0. helpers: `dom`, `palette`, `backend`;
-//! 1. pieces that know nothing of the page's state: `plots` (the shared
-//!    `plots::look`, `plots::frame`, `plots::legend`, `plots::axis`, then
-//!    one file per plot: `plots::cdf`, `plots::load`, `plots::over_time`,
-//!    `plots::remap`, `plots::sweep`), `table`, `events` (the events
-//!    editor), `controls` (the scenario form);
-//! 2. what the page knows: `state`;
-//! 3. views and workers: `lazy` (the second and third modules,
-//!    `lbsim-tools` and `lbsim-replay`, loaded on first use), `view`
-//!    (drawing), `panels` (what the second module draws: remapping,
-//!    Config), `replay` (the replay view, the third module's), `links`
-//!    (the URL, sharing, embeds), `pool`
-//!    (the workers), `sweep` (the sweep view), `run` (the page's own run);
-//! 4. `wiring` (what each input does), and this file (start).
-//!
-//! A module names only modules of lower layers, or of its own layer listed
-//! before it; a lower one that must notify a higher one calls a callback
-//! the wiring registered (the pool's `pool::Listeners`, the events
-//! editor's commit).
+//! The modules form layers, from leaf helpers and drawing pieces that know
+//! nothing of the page, through what the page knows (`state`) and the views
+//! and workers, to `wiring` and this file; they are listed once, in
+//! `crates/xtask/src/layers.rs` (CONTRIBUTING.md, "Layers"). A lower module
+//! that must notify a higher one calls a callback the wiring registered
+//! (the pool's `pool::Listeners`, the events editor's commit).
 //!
 //! What it is not: it never simulates on the main thread (the workers do),
 //! it never depends on the worker crate (`lbsim-app` links both into one
