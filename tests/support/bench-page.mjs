@@ -8,7 +8,7 @@
 // Run by `cargo xtask bench page` (or `node tests/support/bench-page.mjs`
 // after `cargo xtask build`).
 import { execSync } from "node:child_process";
-import { serve, launch, open, ready } from "./harness.mjs";
+import { serve, launch, open, ready, ruleIds } from "./harness.mjs";
 
 // Resident memory of every Chromium process (page, workers, browser), in MB.
 const chromiumRss = () => {
@@ -133,7 +133,8 @@ try {
     }
   }
   const rss20k = chromiumRss();
-  // A million requests of all eleven rules (the page's cap), median of 5,
+  const rules = (await ruleIds(page)).length;
+  // A million requests of all the rules (the page's cap), median of 5,
   // each with a new seed; progress is sampled every animation frame.
   const million = [];
   const progressShown = [];
@@ -175,10 +176,10 @@ try {
     replays.push({ speed, where, ...(await replayFrames(browser, server.base, hash, 4, where)) });
   }
   const total = bytes.reduce((s, e) => s + e.bytes, 0);
-  console.log("page (default scenario, 11 algorithms, 20,000 requests, headless Chromium)");
+  console.log(`page (default scenario, ${rules} algorithms, 20,000 requests, headless Chromium)`);
   console.log(`  input change to redrawn plots: median ${median(changes).toFixed(1)} ms of ${changes.length} after ${WARMUP} to warm up (min ${Math.min(...changes).toFixed(1)}, max ${Math.max(...changes).toFixed(1)}); budget 50 ms`);
   console.log(`    of which: reading the report ${median(receives).toFixed(1)} ms, drawing plots and table ${median(draws).toFixed(1)} ms (medians)`);
-  console.log(`  1,000,000 requests, 11 algorithms: median ${median(million).toFixed(0)} ms of ${million.length} (min ${Math.min(...million).toFixed(0)}, max ${Math.max(...million).toFixed(0)}); target 1000 ms`);
+  console.log(`  1,000,000 requests, ${rules} algorithms: median ${median(million).toFixed(0)} ms of ${million.length} (min ${Math.min(...million).toFixed(0)}, max ${Math.max(...million).toFixed(0)}); target 1000 ms`);
   console.log(`    progress values shown during each run: ${progressShown.join(", ")}; Chromium's resident memory (all processes) ${rss20k?.toFixed(0)} MB after the 20,000-request runs, ${rss1M?.toFixed(0)} MB after the 1M ones`);
   console.log(`  first plot after navigation, desktop viewport, full CPU: median ${median(firsts).toFixed(0)} ms of ${firsts.length} (for comparison; the targets are the phone's below)`);
   console.log(`    of which: page's wasm running at ${median(starts).toFixed(0)} ms, first worker ready at ${median(workerReady).toFixed(0)} ms (medians)`);
