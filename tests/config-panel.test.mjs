@@ -1,4 +1,4 @@
-// The second module (crates/lbsim-tools), in headless Chromium against
+// The second module (crates/lbsim-panels), in headless Chromium against
 // dist/: a first visit does not fetch it; opening the Config panel does,
 // once, and the panel writes exactly what `lbsim config` writes for the
 // command it shows (the CLI is the arbiter here; the configs themselves
@@ -27,11 +27,11 @@ test("a first visit does not fetch the second module; the Config panel does, onc
   env.server.log.length = 0;
   await page.goto(env.server.base + "#v=1&preset=mixed&servers=5&weights=3,1,1,2,1");
   await ready(page);
-  assert.equal(fetched("lbsim-tools.js") + fetched("lbsim-tools_bg.wasm"), 0, "a first visit carries only the first module");
+  assert.equal(fetched("lbsim-panels.js") + fetched("lbsim-panels_bg.wasm"), 0, "a first visit carries only the first module");
   await page.locator("#config-panel summary").click();
   await page.waitForFunction(() => document.getElementById("config-text")?.textContent.length > 0);
-  assert.equal(fetched("lbsim-tools.js"), 1);
-  assert.equal(fetched("lbsim-tools_bg.wasm"), 1);
+  assert.equal(fetched("lbsim-panels.js"), 1);
+  assert.equal(fetched("lbsim-panels_bg.wasm"), 1);
   const cli = process.env.LBSIM_CLI;
   for (const balancer of ["nginx", "haproxy", "envoy"]) {
     for (const full of [false, true]) {
@@ -59,7 +59,7 @@ test("a first visit does not fetch the second module; the Config panel does, onc
   await page.selectOption("#config-rule", "consistent-hash");
   await page.selectOption("#config-for", "nginx");
   await page.waitForFunction(() => document.getElementById("config-text").textContent.includes("hash $arg_user consistent"));
-  assert.equal(fetched("lbsim-tools_bg.wasm"), 1, "fetched once");
+  assert.equal(fetched("lbsim-panels_bg.wasm"), 1, "fetched once");
   await context.close();
 });
 

@@ -269,12 +269,12 @@ test("a first visit fetches nothing of the replay; an embed of the moment shows 
   await page.goto(`${env.server.base}#v=1&preset=crash`);
   await ready(page);
   const replayFiles = ["replay-worker.js", "replay.css", "lbsim-replay.js", "lbsim-replay_bg.wasm"];
-  assert.equal(replayFiles.map(fetched).reduce((a, b) => a + b) + fetched("lbsim-tools_bg.wasm"), 0);
+  assert.equal(replayFiles.map(fetched).reduce((a, b) => a + b) + fetched("lbsim-panels_bg.wasm"), 0);
   await page.goto(`${env.server.base}?embed=1&plots=replay#v=1&preset=crash&view=replay&t=21`);
   await ready(page);
   await replayReady(page);
   for (const file of replayFiles) assert.ok(fetched(file) >= 1, `${file} fetched`);
-  assert.equal(fetched("lbsim-tools_bg.wasm"), 0, "the replay does not need the Config and remapping panels' module");
+  assert.equal(fetched("lbsim-panels_bg.wasm"), 0, "the replay does not need the Config and remapping panels' module");
   const shownParts = await page.$$eval("[data-plot]", (ps) => ps.filter((p) => !p.hidden).map((p) => p.dataset.plot));
   assert.deepEqual(shownParts, ["replay"]);
   const height = await page.evaluate(() => document.body.getBoundingClientRect().height);

@@ -36,14 +36,14 @@ async function compile() {
 }
 
 // The modules fetched the first time the page asks (crates/lbsim-web/src/
-// lazy.rs), so a first visit does not carry them: `lbsim-tools` (the
+// lazy.rs), so a first visit does not carry them: `lbsim-panels` (the
 // remapping and Config panels) and `lbsim-replay` (the replay view and its
 // run). Their file names are not hashed; the built page names their
-// version (web/finish.mjs writes data-lbsim-tools).
+// version (web/finish.mjs writes data-lbsim-lazy).
 const modules = {};
-window.lbsimTools = (name) => {
+window.lbsimLazy = (name) => {
   modules[name] ??= (async () => {
-    const version = tag.dataset.lbsimTools ?? "";
+    const version = tag.dataset.lbsimLazy ?? "";
     const at = (file) => new URL(file + version, document.baseURI).href;
     const bindings = await import(at(name + ".js"));
     await bindings.default({ module_or_path: at(name + "_bg.wasm") });

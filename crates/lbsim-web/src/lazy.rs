@@ -1,8 +1,8 @@
 //! The modules fetched the first time a reader opens a panel that needs
-//! them: `lbsim-tools` (the remapping experiment and the Config panel) and
+//! them: `lbsim-panels` (the remapping experiment and the Config panel) and
 //! `lbsim-replay` (the replay). A first visit does not carry their code
 //! (its budget: docs/performance.md#the-figures). `web/boot.js` loads each once
-//! (`window.lbsimTools(name)`, a promise of its exports); this asks for
+//! (`window.lbsimLazy(name)`, a promise of its exports); this asks for
 //! one only when a panel that needs it is open, and calls into it with the
 //! page's share link, from which that module reads the scenario as any
 //! link is read.
@@ -29,7 +29,7 @@ fn link() -> String {
 }
 
 /// The module of the remapping and Config panels.
-const TOOLS: &str = "lbsim-tools";
+const PANELS: &str = "lbsim-panels";
 /// The replay's module: its view and its run.
 const REPLAY: &str = "lbsim-replay";
 
@@ -47,9 +47,9 @@ fn failed(what: &str, error: &JsValue) {
     dom::show_notice(&format!("The remapping, Config and replay panels {what}"), &[why]);
 }
 
-/// Calls `export` of the loaded module `tools` with `args`.
-fn call_loaded(tools: &JsValue, export: &str, args: &Array) {
-    let f = Reflect::get(tools, &JsValue::from_str(export)).ok().and_then(|f| f.dyn_into::<Function>().ok());
+/// Calls `export` of the loaded module `module` with `args`.
+fn call_loaded(module: &JsValue, export: &str, args: &Array) {
+    let f = Reflect::get(module, &JsValue::from_str(export)).ok().and_then(|f| f.dyn_into::<Function>().ok());
     if let Some(f) = f {
         if let Err(e) = f.apply(&JsValue::NULL, args) {
             failed("hit a bug", &e);
@@ -65,7 +65,7 @@ fn call(module: &'static str, export: &'static str, args: Array) {
     {
         return call_loaded(&loaded, export, &args);
     }
-    let loader = Reflect::get(&window(), &JsValue::from_str("lbsimTools")).ok();
+    let loader = Reflect::get(&window(), &JsValue::from_str("lbsimLazy")).ok();
     let Some(promise) = loader
         .and_then(|l| l.dyn_into::<Function>().ok())
         .and_then(|l| l.call1(&JsValue::NULL, &JsValue::from_str(module)).ok())
@@ -88,14 +88,14 @@ fn call(module: &'static str, export: &'static str, args: Array) {
 /// scenario again).
 pub fn remapping(force: bool) {
     if open("remap-panel") {
-        call(TOOLS, "remapping", Array::of2(&JsValue::from_str(&link()), &JsValue::from_bool(force)));
+        call(PANELS, "remapping", Array::of2(&JsValue::from_str(&link()), &JsValue::from_bool(force)));
     }
 }
 
 /// Writes the Config panel, if it is open.
 pub fn config() {
     if open("config-panel") {
-        call(TOOLS, "config", Array::of1(&JsValue::from_str(&link())));
+        call(PANELS, "config", Array::of1(&JsValue::from_str(&link())));
     }
 }
 

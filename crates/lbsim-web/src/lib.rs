@@ -15,7 +15,7 @@
 //! (the pool's `pool::Listeners`, the events editor's commit).
 //!
 //! What it is not: it never simulates on the main thread (the workers do),
-//! it never depends on the worker crate (`lbsim-app` links both into one
+//! it never depends on the worker crate (`lbsim-page` links both into one
 //! module), and it never inserts text from a link or a report as HTML.
 
 mod backend;

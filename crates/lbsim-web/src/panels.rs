@@ -1,4 +1,4 @@
-//! The panels the second module (`lbsim-tools`) draws, each for the
+//! The panels the second module (`lbsim-panels`) draws, each for the
 //! scenario of a share link (what `lazy` passes): the remapping
 //! experiment, and the Config panel, the scenario as NGINX, HAProxy or
 //! Envoy configuration, written by the core's `config` (what `lbsim

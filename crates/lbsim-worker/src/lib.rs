@@ -9,7 +9,7 @@
 //! What it is not: it draws nothing (plotters needs the page's DOM to
 //! measure text), knows nothing of queueing beyond calling the core, and
 //! never depends on the page: both are linked into one module by
-//! `lbsim-app`, whose `start_worker` calls [`start`]. It may import
+//! `lbsim-page`, whose `start_worker` calls [`start`]. It may import
 //! `lbsim-core`, `lbsim-protocol` and the browser bindings.
 
 use std::cell::RefCell;

@@ -25,10 +25,10 @@ thread_local! {
 /// with it.
 pub fn version() -> String {
     document()
-        .query_selector("script[data-lbsim-tools]")
+        .query_selector("script[data-lbsim-lazy]")
         .ok()
         .flatten()
-        .and_then(|s| s.get_attribute("data-lbsim-tools"))
+        .and_then(|s| s.get_attribute("data-lbsim-lazy"))
         .unwrap_or_default()
 }
 

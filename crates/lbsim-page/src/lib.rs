@@ -1,7 +1,7 @@
-//! # lbsim-app
+//! # lbsim-page
 //!
 //! The playground's first wasm module (the one a first visit loads; the
-//! panels below the fold are `lbsim-tools`), with two entry points: the page
+//! panels below the fold are `lbsim-panels`), with two entry points: the page
 //! (`web/boot.js` calls [`start_page`]) and the simulator worker
 //! (`web/worker.js` calls [`start_worker`] in each Web Worker, on the
 //! module the page compiled). Nothing starts on instantiation, so the same

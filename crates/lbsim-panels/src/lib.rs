@@ -1,6 +1,6 @@
 //! The playground's second wasm module: the panels a first visit does not
 //! need, fetched the first time a reader opens one (`web/boot.js`,
-//! `window.lbsimTools()`), so the first visit stays within its budget
+//! `window.lbsimLazy()`), so the first visit stays within its budget
 //! (docs/performance.md#the-figures). Each export takes the page's share link, reads the
 //! scenario from it as any link is read, and draws into the same page;
 //! the drawing is `lbsim-web`'s, the numbers the core's. The replay is a
@@ -8,7 +8,7 @@
 
 use wasm_bindgen::prelude::*;
 
-// The same allocator as the first module's (lbsim-app): less code.
+// The same allocator as the first module's (lbsim-page): less code.
 #[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
 #[global_allocator]
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
