@@ -15,7 +15,7 @@
 //   own adapter functions, 5.6 KB; `strip = true` already removed Rust's).
 // - Writes the subresource integrity hashes of index.html again for the
 //   files it changed, since the browser refuses a file whose hash differs,
-//   and the second module's version (`data-lbsim-lazy`, web/boot.js).
+//   and the version of the modules fetched on first use (`data-lbsim-lazy`, web/boot.js).
 //
 //   node web/finish.mjs DIST
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -92,16 +92,16 @@ const updated = html.replace(/<(link|script)\b[^>]*>/g, (tag) => {
   rewritten++;
   return tag.replace(integrity[2], hash);
 });
-// The second module's version (its files keep their names, web/boot.js):
-// a hash of its files, so a new build is fetched afresh, not from a cache.
-const toolsFiles = ["lbsim-panels.js", "lbsim-panels_bg.wasm", "lbsim-replay.js", "lbsim-replay_bg.wasm", "replay-worker.js", "replay.css"].map((f) => join(dist, f));
-const missing = toolsFiles.filter((f) => !existsSync(f));
+// The version of the modules fetched on first use (their files keep their names, web/boot.js):
+// a hash of their files, so a new build is fetched afresh, not from a cache.
+const lazyFiles = ["lbsim-panels.js", "lbsim-panels_bg.wasm", "lbsim-replay.js", "lbsim-replay_bg.wasm", "replay-worker.js", "replay.css"].map((f) => join(dist, f));
+const missing = lazyFiles.filter((f) => !existsSync(f));
 if (missing.length > 0) {
   console.error(`the modules fetched on first use are missing from ${dist}: ${missing.join(", ")} (index.html's lbsim-panels and lbsim-replay links, its copy-file links)`);
   process.exit(1);
 }
 const version = createHash("sha256");
-for (const f of toolsFiles) version.update(readFileSync(f));
+for (const f of lazyFiles) version.update(readFileSync(f));
 const versioned = updated.replace(/<script\b(?=[^>]*data-lbsim-js)/, `<script data-lbsim-lazy="?v=${version.digest("hex").slice(0, 16)}"`);
 writeFileSync(indexPath, versioned);
 console.log(`finished ${dist}: JavaScript minified, wasm optimized for size and its names dropped, ${rewritten} integrity hashes written`);

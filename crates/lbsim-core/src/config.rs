@@ -20,7 +20,7 @@ use crate::balancer::builder::Builder;
 use crate::balancer::row::{Envoy, Haproxy, Nginx};
 use crate::balancer::AlgorithmId;
 use crate::hash::HashFn;
-use crate::scenario::{CheckKind, Expression, Field, Scenario, FIELDS};
+use crate::scenario::{CheckKind, Expression, InConfig, Scenario, FIELDS, IN_CONFIG};
 
 /// The programs a scenario can be written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,24 +130,24 @@ pub fn write(scenario: &Scenario, request: &Request) -> String {
     }
 }
 
-/// How `program`'s configuration expresses `field` (its row says).
-fn expression(field: &Field, program: Program) -> Expression {
+/// How `program`'s configuration expresses a field (its row says).
+fn expression(in_config: &InConfig, program: Program) -> Expression {
     match program {
-        Program::Nginx => field.config.nginx,
-        Program::Haproxy => field.config.haproxy,
-        Program::Envoy => field.config.envoy,
+        Program::Nginx => in_config.nginx,
+        Program::Haproxy => in_config.haproxy,
+        Program::Envoy => in_config.envoy,
     }
 }
 
 /// What the scenario asks that the program does not do, as comment lines
 /// (without the comment sign): every field whose row says the program
-/// lacks it, when the scenario uses it, each note once.
-fn unexpressed(scenario: &Scenario, program: Program) -> Vec<String> {
+/// lacks it, when the scenario uses it with `rule`, each note once.
+fn unexpressed(scenario: &Scenario, program: Program, rule: AlgorithmId) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for field in FIELDS {
-        let note = match expression(field, program) {
+    for (field, in_config) in FIELDS.iter().zip(IN_CONFIG) {
+        let note = match expression(in_config, program) {
             Expression::Missing(note) if field.is_set(scenario) => note,
-            Expression::MissingWhen(note, asked) if asked(scenario) => note,
+            Expression::MissingWhen(note, asked) if asked(scenario, rule) => note,
             Expression::Missing(_)
             | Expression::MissingWhen(..)
             | Expression::Written
@@ -175,7 +175,7 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
         Key::Arg(name) => format!("$arg_{name}"),
         Key::Header(name) => format!("$http_{}", name.to_ascii_lowercase().replace('-', "_")),
     };
-    let mut notes = unexpressed(scenario, Program::Nginx);
+    let mut notes = unexpressed(scenario, Program::Nginx, request.rule);
     let directive = match request.rule.in_programs().nginx {
         Some(Nginx::RoundRobin) => String::new(),
         Some(Nginx::LeastConn) => "least_conn;".into(),
@@ -256,7 +256,7 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
 }
 
 fn haproxy(scenario: &Scenario, request: &Request) -> String {
-    let mut notes = unexpressed(scenario, Program::Haproxy);
+    let mut notes = unexpressed(scenario, Program::Haproxy, request.rule);
     let source = match &request.key {
         Key::Arg(name) => format!("url_param {name}"),
         Key::Header(name) => format!("hdr({name})"),
@@ -334,7 +334,7 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
 }
 
 fn envoy(scenario: &Scenario, request: &Request) -> String {
-    let mut notes = unexpressed(scenario, Program::Envoy);
+    let mut notes = unexpressed(scenario, Program::Envoy, request.rule);
     notes.insert(0, "not checked against Envoy itself: lbsim's tests run NGINX and HAProxy only".into());
     let policy = match request.rule.in_programs().envoy {
         Some(Envoy::RoundRobin) => "ROUND_ROBIN",
@@ -429,7 +429,7 @@ mod tests {
     use alloc::vec;
 
     use super::*;
-    use crate::scenario::FieldKind;
+    use crate::scenario::{Field, FieldKind};
 
     /// A scenario where every setting of the fleet acts: a server fails,
     /// retries, active checks, outlier detection and slow start are on,
@@ -499,12 +499,12 @@ mod tests {
     #[test]
     fn every_field_is_written_commented_or_outside_as_its_row_says() {
         let base = acting();
-        for field in FIELDS {
+        for (field, in_config) in FIELDS.iter().zip(IN_CONFIG) {
             let variants = other_values(field, &base);
             assert!(!variants.is_empty(), "{}: no other valid value to try", field.key);
             for program in Program::ALL {
                 let seen = |s: &Scenario, rule| config(s, program, rule);
-                match expression(field, program) {
+                match expression(in_config, program) {
                     Expression::Written => assert!(
                         AlgorithmId::ALL.iter().any(|&rule| variants.iter().any(|v| directives(&seen(
                             v, rule
@@ -516,10 +516,9 @@ mod tests {
                         program.id()
                     ),
                     Expression::Missing(note) | Expression::MissingWhen(note, _) => assert!(
-                        variants
+                        AlgorithmId::ALL
                             .iter()
-                            .chain([&base])
-                            .any(|v| seen(v, AlgorithmId::RoundRobin).contains(note)),
+                            .any(|&rule| variants.iter().any(|v| seen(v, rule).contains(note))),
                         "{} for {}: missing, but its comment is never written",
                         field.key,
                         program.id()

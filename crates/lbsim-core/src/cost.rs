@@ -35,7 +35,8 @@ mod price {
     /// Drawing one request (arrival, work, user).
     pub const DRAW: f64 = 40.0;
     /// One request through one rule and the engine, with its share of the
-    /// report (the mean over the rules of the registry).
+    /// report: the mean over the eleven rules it was measured on (a new
+    /// rule is priced at it until its own figure is measured).
     pub const PICK: f64 = 175.0;
     /// One remapping key: written, hashed, looked up twice and counted.
     pub const KEY: f64 = 74.0;

@@ -29,9 +29,10 @@ pub struct LessonView {
 }
 
 /// A view of the page, named by the id the embed key `plots=` takes
-/// (docs/embedding.md#what-an-embed-shows-keys-and-defaults). Each preset names the one its lesson is read in:
-/// an embed shows it unless its author lists others, and `lbsim url
-/// --embed` writes it, so the page and the CLI agree.
+/// (docs/embedding.md#what-an-embed-shows-keys-and-defaults). Each preset
+/// names the one its lesson is read in: an embed shows it unless its
+/// author lists others, and `lbsim url --embed` writes it, so the page and
+/// the CLI agree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Plot {
     /// The latency distribution (CDF, or the tail view).

@@ -338,9 +338,9 @@ pub fn share_link(base: &str, scenario: &Scenario, preset: Option<&Preset>, view
 }
 
 /// The plots an embed shows unless its `plots=` lists others
-/// (docs/embedding.md#what-an-embed-shows-keys-and-defaults): the lesson's plot and the results table (the remapping panel
-/// carries its own table, so alone); without a preset, the latency plot
-/// and the table.
+/// (docs/embedding.md#what-an-embed-shows-keys-and-defaults): the
+/// lesson's plot and the results table (the remapping panel carries its
+/// own table, so alone); without a preset, the latency plot and the table.
 pub fn embed_plots(preset: Option<&Preset>) -> Vec<Plot> {
     match preset.map_or(Plot::Cdf, |p| p.plot) {
         Plot::Remap => alloc::vec![Plot::Remap],

@@ -81,7 +81,7 @@ pub enum FromWorker {
     },
 }
 
-/// The replay's worker to the page (the replay view, `lbsim-panels`): the
+/// The replay's worker to the page (the replay view, `lbsim-replay`): the
 /// replays of a window, each time in full (f64, so the counters the page
 /// takes from them are the core's to the bit), or why there are none. The
 /// page asks with `[id, scenario link, "rule,rule", window]`.

@@ -62,7 +62,7 @@ pub fn fill(report: &Report, sort: Option<Sort>) {
                     o.is_gt()
                 }
             };
-            // Eleven rows at most: an insertion sort (stable) is plenty, and
+            // A row a rule, a dozen or so: an insertion sort (stable) is plenty, and
             // far smaller in the bundle than the standard library's sort.
             for i in 1..rows.len() {
                 let mut j = i;

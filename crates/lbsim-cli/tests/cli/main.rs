@@ -33,7 +33,7 @@ mod url_round_trip;
 use assert_cmd::Command;
 use lbsim_core::presets::PRESETS;
 use lbsim_core::scenario::{Field, FieldKind};
-use lbsim_core::Scenario;
+use lbsim_core::{AlgorithmId, Scenario};
 
 /// The binary under test.
 pub fn lbsim() -> Command {
@@ -72,15 +72,14 @@ pub fn under_memory_limit(kib: u64, args: &[&str]) -> std::process::Output {
 }
 
 /// Values of `field` other than its value in `base` that a scenario may
-/// take, each as its flag reads it: the ends of its range, the ids its help
-/// names, lists of one per server and the presets' values. None is written
+/// take, each as its flag reads it: the ends of its range, a choice's ids
+/// (from its row), the rules, lists of one per server and the presets'
+/// values. None is written
 /// here for a particular field, so a field added to the table is tried too.
 pub fn other_values(field: &Field, base: &Scenario) -> Vec<String> {
     let servers = base.servers as usize;
     // A whole f64 prints without a fraction, as an integer field reads it.
     let (low, high) = (field.min.to_string(), field.max.to_string());
-    let help = format!("{} {}", field.meaning, field.allowed());
-    let words = help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).filter(|w| !w.is_empty());
     let per_server = |first: &str, rest: &str| {
         let mut list = vec![first.to_string()];
         list.resize(servers, rest.to_string());
@@ -91,9 +90,10 @@ pub fn other_values(field: &Field, base: &Scenario) -> Vec<String> {
         FieldKind::NumberList => vec![per_server(&high, &low), per_server(&low, &high)],
         FieldKind::NameList => {
             let names: Vec<String> = (1..=servers).map(|i| format!("{}{i}", field.key)).collect();
-            words.map(String::from).chain([names.join(",")]).collect()
+            let rules = AlgorithmId::ALL.iter().map(|r| r.id().to_string());
+            rules.chain([names.join(",")]).collect()
         }
-        FieldKind::Choice => words.map(String::from).collect(),
+        FieldKind::Choice => field.choices().iter().map(|c| c.id.to_string()).collect(),
         FieldKind::Events => Vec::new(),
     };
     values.extend(PRESETS.iter().filter_map(|p| p.scenario().get(field.key)));

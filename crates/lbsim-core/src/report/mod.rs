@@ -147,7 +147,7 @@ impl Report {
 }
 
 /// Results in the canonical order of [`AlgorithmId::ALL`], by picking, not
-/// sorting: eleven at most, and no sort code in the page's bundle.
+/// sorting: a row a rule, and no sort code in the page's bundle.
 pub fn in_canonical_order(mut results: Vec<AlgorithmResult>) -> Vec<AlgorithmResult> {
     let mut ordered = Vec::with_capacity(results.len());
     for a in AlgorithmId::ALL {

@@ -15,11 +15,12 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use self::Expression::{Missing, MissingWhen, Outside, Written};
 use super::error::{ScenarioError, UNKNOWN_KEY};
-use super::field::{FieldKind, Group, Spec, MAX_SEED};
 use super::kinds::{CheckKind, Layer, WorkKind};
+use super::spec::{FieldKind, Group, Spec, MAX_SEED};
 use super::value::FieldValue;
 use crate::balancer::builder::Builder;
-use crate::balancer::AlgorithmId;
+use crate::balancer::row::{Envoy, Haproxy, Nginx};
+use crate::balancer::{AlgorithmId, Setup};
 use crate::events::{self, Events};
 use crate::hash::HashFn;
 
@@ -36,7 +37,7 @@ pub enum Expression {
     Missing(&'static str),
     /// As `Missing`, when the scenario asks for it: the comment is written
     /// when the function says so (a setting whose default is already on).
-    MissingWhen(&'static str, fn(&Scenario) -> bool),
+    MissingWhen(&'static str, fn(&Scenario, AlgorithmId) -> bool),
 }
 
 /// A field's [`Expression`] in each balancer `lbsim config` writes for.
@@ -56,8 +57,6 @@ pub struct InConfig {
 pub struct Field {
     /// The field's key, kind, range, meaning and choices.
     pub spec: Spec,
-    /// How each balancer's configuration expresses it.
-    pub config: InConfig,
     /// Whether JSON leaves the field out at its default (every field
     /// added after the base model, so the reports of scenarios that do
     /// not use it stay byte-identical).
@@ -116,7 +115,7 @@ impl Field {
 /// that does not use the field writes what it wrote before. `applies`
 /// says when the field affects the numbers (always, when left out);
 /// `config` how each balancer's configuration expresses it
-/// ([`Expression`](super::field::Expression)), so `lbsim config` cannot
+/// ([`Expression`]), so `lbsim config` cannot
 /// drop a field unsaid. The choices, the reader and the writer come from
 /// the field's type ([`FieldValue`]).
 macro_rules! scenario {
@@ -174,7 +173,6 @@ macro_rules! scenario {
                 meaning: $meaning,
                 choices: <$ty as FieldValue>::choices,
             },
-            config: InConfig { nginx: $nginx, haproxy: $haproxy, envoy: $envoy },
             skips_default: !stringify!($($skip)?).is_empty(),
             applies: applies_or_always!($($applies)?),
             write: |scenario, field, text| {
@@ -183,7 +181,34 @@ macro_rules! scenario {
             },
             read: |scenario| scenario.$field.text(),
         }),*];
+
+        /// How each balancer's configuration expresses each field, in the
+        /// order of [`FIELDS`]. Apart from the rows' other columns because
+        /// only `lbsim config` reads it: the page's first module, which
+        /// reads [`FIELDS`], does not carry its notes.
+        pub const IN_CONFIG: &[InConfig] = &[$(InConfig { nginx: $nginx, haproxy: $haproxy, envoy: $envoy }),*];
+
+        $($(const _: () = assert!(
+            is_skip_default(stringify!($skip)),
+            concat!("a row's flag after its default is `skip_default`, not `", stringify!($skip), "`")
+        );)?)*
     };
+}
+
+/// Whether a row's flag is `skip_default` (the one flag a row takes).
+const fn is_skip_default(flag: &str) -> bool {
+    let (flag, want) = (flag.as_bytes(), b"skip_default");
+    if flag.len() != want.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < flag.len() {
+        if flag[i] != want[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// A row's `applies`, or "always" when it has none.
@@ -209,8 +234,35 @@ fn fleet_changes_at_layer_7(s: &Scenario) -> bool {
 
 /// NGINX's passive checks are on by default (`max_fails=1`): they act
 /// whenever servers fail.
-fn passive_checks(s: &Scenario) -> bool {
+fn passive_checks(s: &Scenario, _: AlgorithmId) -> bool {
     s.max_fails > 0 && fleet_changes(s)
+}
+
+/// Active health checks are on.
+fn active_checks(s: &Scenario, _: AlgorithmId) -> bool {
+    s.check_ms > 0
+}
+
+/// Outlier detection is on.
+fn outlier_detection(s: &Scenario, _: AlgorithmId) -> bool {
+    s.outlier_5xx > 0
+}
+
+/// Slow start is on.
+fn slow_start(s: &Scenario, _: AlgorithmId) -> bool {
+    s.slow_start_ms > 0
+}
+
+/// The rule as each program writes it hashes the key (a hash setting
+/// means something for it).
+fn nginx_hashes(rule: AlgorithmId) -> bool {
+    matches!(rule.in_programs().nginx, Some(Nginx::Hash | Nginx::HashConsistent))
+}
+fn haproxy_rings(rule: AlgorithmId) -> bool {
+    matches!(rule.in_programs().haproxy, Some(Haproxy::HashConsistent | Haproxy::HashConsistentBounded))
+}
+fn envoy_hashes(rule: AlgorithmId) -> bool {
+    matches!(rule.in_programs().envoy, Some(Envoy::RingHash | Envoy::Maglev))
 }
 
 /// What a balancer's configuration says of a field it cannot express.
@@ -373,21 +425,31 @@ scenario! {
             "hash function (unset: fnv1a32 for user-hash, xxh64 otherwise; sdbm, djb2 and wt6 are \
              HAProxy's)")
         config(
-            Missing(note::NGINX_HASH),
-            MissingWhen(note::HAPROXY_HASH, |s| s.hash.is_some_and(|h| !HashFn::HAPROXY.contains(&h))),
-            MissingWhen(note::ENVOY_HASH, |s| s.hash.is_some_and(|h| h != HashFn::Xxh64)),
+            MissingWhen(note::NGINX_HASH, |s, r| s.hash.is_some() && nginx_hashes(r)),
+            MissingWhen(note::HAPROXY_HASH, |s, r| {
+                s.hash.is_some_and(|h| !HashFn::HAPROXY.contains(&h)) && haproxy_rings(r)
+            }),
+            MissingWhen(note::ENVOY_HASH, |s, r| s.hash.is_some_and(|h| h != HashFn::Xxh64) && envoy_hashes(r)),
         ),
     /// Ring points per weight unit (consistent-hash, bounded-load).
     vnodes: u32 = 160
         => ("vnodes", Integer, 1.0, 1000.0, 1.0, Hashing, "ring points per weight",
             "ring points per weight unit")
         applies(|s| !s.builder.owns_points())
-        config(Missing(note::NGINX_POINTS), Missing(note::HAPROXY_POINTS), Missing(note::ENVOY_POINTS)),
+        config(
+            MissingWhen(note::NGINX_POINTS, |s, r| s.vnodes != 160 && nginx_hashes(r)),
+            MissingWhen(note::HAPROXY_POINTS, |s, r| s.vnodes != 160 && haproxy_rings(r)),
+            MissingWhen(note::ENVOY_POINTS, |s, r| s.vnodes != 160 && envoy_hashes(r)),
+        ),
     /// HAProxy `hash-balance-factor` in percent (bounded-load).
     balance_factor: u32 = 125
         => ("balance-factor", Integer, 100.0, 1000.0, 1.0, Hashing, "bounded-load factor (%)",
             "bounded-load factor in percent (HAProxy)")
-        config(Missing(note::NGINX_BOUNDED), Written, Missing(note::ENVOY_BOUNDED)),
+        config(
+            MissingWhen(note::NGINX_BOUNDED, |s, r| s.balance_factor != 125 && r.setup() == Setup::RingPerCopy),
+            Written,
+            MissingWhen(note::ENVOY_BOUNDED, |s, r| s.balance_factor != 125 && r.setup() == Setup::RingPerCopy),
+        ),
     /// Whose construction the rules follow: `lbsim` (the default), or a
     /// real balancer's (`nginx`, `haproxy`, `envoy`) or client's
     /// (`ketama`), for the rules that balancer has; the others keep
@@ -404,8 +466,12 @@ scenario! {
     maglev_size: u32 = 65_537, skip_default
         => ("maglev-size", Integer, 7.0, 5_000_011.0, 1.0, Hashing, "Maglev table size (a prime)",
             "entries of the Maglev table, a prime (Envoy's table_size)")
-        applies(|s| s.algorithms.contains(&AlgorithmId::Maglev))
-        config(Missing(note::NGINX_MAGLEV), Missing(note::HAPROXY_MAGLEV), Written),
+        applies(|s| s.algorithms.iter().any(|r| r.setup() == Setup::MaglevTable))
+        config(
+            MissingWhen(note::NGINX_MAGLEV, |s, r| s.maglev_size != 65_537 && r.setup() == Setup::MaglevTable),
+            MissingWhen(note::HAPROXY_MAGLEV, |s, r| s.maglev_size != 65_537 && r.setup() == Setup::MaglevTable),
+            Written,
+        ),
     /// Fleet events (docs/model.md#events); none: a fixed, healthy pool.
     events: Events = Events::default(), skip_default
         => ("events", Events, 0.0, events::MAX_EVENTS as f64, 0.0, Events, "events",
@@ -468,19 +534,19 @@ scenario! {
         => ("fall", Integer, 1.0, 100.0, 1.0, Health, "fall (failed checks)",
             "failed checks in a row that mark a server down")
         applies(fleet_changes)
-        config(Missing(note::NGINX_ACTIVE), Written, Written),
+        config(MissingWhen(note::NGINX_ACTIVE, active_checks), Written, Written),
     /// HAProxy `rise`: good probes in a row that mark it up.
     rise: u32 = 2, skip_default
         => ("rise", Integer, 1.0, 100.0, 1.0, Health, "rise (good checks)",
             "good checks in a row that mark it up")
         applies(fleet_changes)
-        config(Missing(note::NGINX_ACTIVE), Written, Written),
+        config(MissingWhen(note::NGINX_ACTIVE, active_checks), Written, Written),
     /// What an active check probes.
     check: CheckKind = CheckKind::Tcp, skip_default
         => ("check", Choice, 0.0, 0.0, 0.0, Health, "check type",
             "active check (tcp fails on a crash, http also on fail)")
         applies(fleet_changes)
-        config(Missing(note::NGINX_ACTIVE), Written, Written),
+        config(MissingWhen(note::NGINX_ACTIVE, active_checks), Written, Written),
     /// Envoy `consecutive_5xx` (0 = outlier detection off).
     outlier_5xx: u32 = 0, skip_default
         => ("outlier-5xx", Integer, 0.0, 100.0, 1.0, Health, "errors in a row to eject (Envoy; 0 = off)",
@@ -492,13 +558,21 @@ scenario! {
         => ("ejection-ms", Integer, 1.0, 3_600_000.0, 100.0, Health, "ejection time (ms)",
             "Envoy base ejection time in ms")
         applies(fleet_changes)
-        config(Missing(note::NGINX_OUTLIER), Missing(note::HAPROXY_OUTLIER), Written),
+        config(
+            MissingWhen(note::NGINX_OUTLIER, outlier_detection),
+            MissingWhen(note::HAPROXY_OUTLIER, outlier_detection),
+            Written,
+        ),
     /// Envoy `max_ejection_percent`.
     max_ejection: u32 = 10, skip_default
         => ("max-ejection", Integer, 0.0, 100.0, 1.0, Health, "max ejected (% of pool)",
             "most of the pool ejected at once, in percent")
         applies(fleet_changes)
-        config(Missing(note::NGINX_OUTLIER), Missing(note::HAPROXY_OUTLIER), Written),
+        config(
+            MissingWhen(note::NGINX_OUTLIER, outlier_detection),
+            MissingWhen(note::HAPROXY_OUTLIER, outlier_detection),
+            Written,
+        ),
     /// Warm-up of a joining or recovered server in ms (0 = off).
     warmup_ms: u32 = 0, skip_default
         => ("warmup-ms", Integer, 0.0, 3_600_000.0, 100.0, Health, "warm-up (ms; 0 = off)",
@@ -522,7 +596,11 @@ scenario! {
         => ("slow-start-aggression", Real, 0.1, 10.0, 0.1, Health, "slow-start aggression",
             "slow-start aggression (Envoy)")
         applies(fleet_changes)
-        config(Missing(note::NGINX_SLOW_START), Missing(note::HAPROXY_AGGRESSION), Written),
+        config(
+            MissingWhen(note::NGINX_SLOW_START, slow_start),
+            MissingWhen(note::HAPROXY_AGGRESSION, |s, r| slow_start(s, r) && s.slow_start_aggression != 1.0),
+            Written,
+        ),
     /// Users each server caches, least recently used out first (0 = no
     /// caches; docs/model.md#caches-and-connections).
     cache_keys: u32 = 0, skip_default
@@ -593,8 +671,8 @@ pub fn field_spec(key: &str) -> Option<&'static Field> {
     FIELDS.iter().find(|f| f.key == key)
 }
 
-/// The field of the table with this key; only ever called with keys of
-/// the table.
-pub(super) fn field(key: &str) -> &'static Field {
+/// The row of the table with this key; only ever called with keys of the
+/// table.
+pub(super) fn row(key: &str) -> &'static Field {
     field_spec(key).expect("key is in FIELDS")
 }

@@ -14,23 +14,23 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::balancer::builder::{Builder, ENVOY_MIN_RING};
-use crate::balancer::AlgorithmId;
+use crate::balancer::Setup;
 
 mod error;
-mod field;
 mod fields;
 mod kinds;
 mod model;
+mod spec;
 mod value;
 
 pub use self::error::{Escaped, ScenarioError};
-pub use self::field::{valid_name, Choice, FieldKind, Group, Spec, MAX_RING_POINTS, MAX_SEED};
-use self::fields::field;
+use self::fields::row;
 pub use self::fields::{
-    field_spec, Expression, Field, InConfig, Scenario, FAILURE_KEYS, FIELDS, OLD_KEYS, PLACEMENT_KEYS,
-    POOL_KEYS,
+    field_spec, Expression, Field, InConfig, Scenario, FAILURE_KEYS, FIELDS, IN_CONFIG, OLD_KEYS,
+    PLACEMENT_KEYS, POOL_KEYS,
 };
 pub use self::kinds::{CheckKind, Layer, WorkKind};
+pub use self::spec::{valid_name, Choice, FieldKind, Group, Spec, MAX_RING_POINTS, MAX_SEED};
 
 impl Scenario {
     /// Sets one field from its text form (URL value or CLI flag argument),
@@ -55,7 +55,7 @@ impl Scenario {
         // Names one by one: their text form joins them with commas, so a
         // name with a comma, or an empty one, would come back as others.
         if let Some(name) = self.names.iter().find(|n| !valid_name(n)) {
-            return Err(field("names").error(name));
+            return Err(row("names").error(name));
         }
         // Re-parsing each field's text form runs the very checks `set` runs,
         // so the table stays the only place ranges live.
@@ -74,10 +74,10 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), ScenarioError> {
         self.check_fields()?;
         if self.algorithms.is_empty() {
-            return Err(field("algorithms").error(""));
+            return Err(row("algorithms").error(""));
         }
         if !crate::balancer::maglev::is_prime(u64::from(self.maglev_size)) {
-            let f = field("maglev-size");
+            let f = row("maglev-size");
             return Err(ScenarioError {
                 allowed: format!("a prime from {} to {} ({})", f.min, f.max, f.meaning),
                 ..f.error(&self.maglev_size.to_string())
@@ -139,11 +139,11 @@ impl Scenario {
             Builder::Haproxy => 16 * (0..n).map(|i| u64::from(self.weight(i).min(256))).sum::<u64>(),
             Builder::Ketama => 160 * n as u64,
         };
-        let has = |a: AlgorithmId| self.algorithms.contains(&a);
-        let rings = if has(AlgorithmId::BoundedLoad) {
+        let builds = |setup: Setup| self.algorithms.iter().any(|r| r.setup() == setup);
+        let rings = if builds(Setup::RingPerCopy) {
             u64::from(self.balancers)
         } else {
-            u64::from(has(AlgorithmId::ConsistentHash))
+            u64::from(builds(Setup::Ring))
         };
         if ring * rings > MAX_RING_POINTS {
             let total = ring * rings;

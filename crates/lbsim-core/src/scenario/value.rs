@@ -8,8 +8,8 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::error::ScenarioError;
-use super::field::{valid_name, Choice, Spec};
 use super::kinds::{CheckKind, Layer, WorkKind};
+use super::spec::{valid_name, Choice, Spec};
 use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
 use crate::events::Events;
