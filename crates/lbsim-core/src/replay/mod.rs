@@ -11,7 +11,6 @@
 //! window are not there to change it. A run no longer than the window is
 //! replayed whole, and the counters at its end are its report's figures.
 
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::balancer::AlgorithmId;
@@ -21,189 +20,20 @@ use crate::engine::Prepared;
 use crate::fleet;
 use crate::fleet::timeline::{Condition, Timeline};
 use crate::fleet::{Outcome, Verdict};
-use crate::presets::Preset;
 use crate::report::percentiles;
+#[cfg(feature = "replay")]
 use crate::scenario::{Scenario, ScenarioError};
 #[cfg(feature = "replay")]
 use crate::workload::Workload;
 
-/// The most requests a window holds (the `window` link key's upper bound).
-pub const MAX_WINDOW: u64 = 20_000;
+mod view;
+
+pub use self::view::{default_pair, window_for, Keys, View, DEFAULT_WINDOW, MAX_WINDOW, SPEEDS, VIEW_KEYS};
 
 /// The most attempts a replay carries: with retries a window's requests
 /// make more attempts than requests, and the log is cut to the requests
 /// whose attempts all fit.
 pub const MAX_ATTEMPTS: usize = 20_000;
-
-/// The window when a link names none and the scenario has no events.
-pub const DEFAULT_WINDOW: u64 = 5_000;
-
-/// Seconds of arrivals a window holds after the scenario's last event, so
-/// that what the event does is in view.
-const AFTER_LAST_EVENT_S: f64 = 10.0;
-
-/// The window when a link names none: [`DEFAULT_WINDOW`] requests, or with
-/// events enough to reach `AFTER_LAST_EVENT_S` past the last one at the
-/// scenario's arrival rate (a crash at 20 s is in the window), at most
-/// [`MAX_WINDOW`].
-pub fn window_for(scenario: &Scenario) -> u64 {
-    let last_s = scenario.events.0.iter().map(|e| e.at_ms).max().map(|ms| ms as f64 / 1000.0);
-    let wanted = last_s.map_or(0.0, |s| libm::ceil(scenario.rate_per_s() * (s + AFTER_LAST_EVENT_S)));
-    let wanted = if wanted.is_finite() { wanted.min(MAX_WINDOW as f64) as u64 } else { MAX_WINDOW };
-    wanted.clamp(DEFAULT_WINDOW, MAX_WINDOW)
-}
-
-/// The replay view's link keys: the page's view keys, which a run accepts
-/// once they parse and otherwise ignores.
-pub const VIEW_KEYS: [&str; 5] = ["view", "pair", "t", "speed", "window"];
-
-/// The replay view as a link keeps it:
-/// `view=replay&pair=round-robin,least-connections&t=12.5&speed=1&window=5000`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct View {
-    /// The two rules side by side; none: [`default_pair`].
-    pub pair: Option<[AlgorithmId; 2]>,
-    /// The playhead, in seconds of simulated time.
-    pub t_s: f64,
-    /// Simulated seconds a second of playing shows (0.1 to 10).
-    pub speed: f64,
-    /// Requests replayed (1 to [`MAX_WINDOW`]); none: [`window_for`] the
-    /// scenario.
-    pub window: Option<u64>,
-}
-
-impl Default for View {
-    fn default() -> Self {
-        View { pair: None, t_s: 0.0, speed: 1.0, window: None }
-    }
-}
-
-/// The slowest and fastest playing speeds.
-pub const SPEEDS: (f64, f64) = (0.1, 10.0);
-
-/// The latest playhead a link may ask for, in seconds.
-const MAX_T_S: f64 = 1.0e7;
-
-impl View {
-    /// Sets one of [`VIEW_KEYS`] from a link's text; an error names the
-    /// key, the value and what is allowed.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ScenarioError> {
-        let bad = |allowed: String| ScenarioError { field: key.into(), value: value.into(), allowed };
-        let real = |lo: f64, hi: f64| {
-            value
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && (lo..=hi).contains(x))
-                .ok_or_else(|| bad(alloc::format!("a number from {lo} to {hi}")))
-        };
-        match key {
-            "view" if value == "replay" => {}
-            "view" => return Err(bad("replay".into())),
-            "pair" => {
-                let ids: Vec<&str> = value.split(',').collect();
-                let rules: Vec<AlgorithmId> = ids.iter().filter_map(|id| id.parse().ok()).collect();
-                match rules[..] {
-                    [a, b] if ids.len() == 2 && a != b => self.pair = Some([a, b]),
-                    _ => {
-                        let known: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
-                        return Err(bad(alloc::format!(
-                            "two different rules, comma-separated, of {}",
-                            known.join(", ")
-                        )));
-                    }
-                }
-            }
-            "t" => self.t_s = real(0.0, MAX_T_S)?,
-            "speed" => self.speed = real(SPEEDS.0, SPEEDS.1)?,
-            "window" => {
-                self.window = Some(
-                    value
-                        .parse::<u64>()
-                        .ok()
-                        .filter(|w| (1..=MAX_WINDOW).contains(w))
-                        .ok_or_else(|| bad(alloc::format!("a whole number from 1 to {MAX_WINDOW}")))?,
-                );
-            }
-            _ => return Err(bad(alloc::format!("one of {}", VIEW_KEYS.join(", ")))),
-        }
-        Ok(())
-    }
-
-    /// The window it replays of `scenario`.
-    pub fn window_of(&self, scenario: &Scenario) -> u64 {
-        self.window.unwrap_or_else(|| window_for(scenario))
-    }
-
-    /// The view's keys for a link, `&view=replay` first, then those that
-    /// differ from the defaults.
-    pub fn encode(&self) -> String {
-        let d = View::default();
-        let mut out = String::from("&view=replay");
-        if let Some([a, b]) = self.pair {
-            out.push_str(&alloc::format!("&pair={},{}", a.id(), b.id()));
-        }
-        if self.t_s != d.t_s {
-            out.push_str(&alloc::format!("&t={}", self.t_s));
-        }
-        if self.speed != d.speed {
-            out.push_str(&alloc::format!("&speed={}", self.speed));
-        }
-        if let Some(window) = self.window {
-            out.push_str(&alloc::format!("&window={window}"));
-        }
-        out
-    }
-}
-
-/// The replay view's keys as a link gave them, in order: the page keeps
-/// them so in the links it writes, and its first visit carries no reader
-/// of them; [`Keys::view`] reads them (a key given twice is a notice, as
-/// any key's, and the later value applies).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Keys(pub Vec<(String, String)>);
-
-impl Keys {
-    /// Whether they open the replay view (`view=replay`).
-    pub fn open(&self) -> bool {
-        self.0.iter().any(|(k, v)| k == "view" && v == "replay")
-    }
-
-    /// The keys for a link, as given.
-    pub fn encode(&self) -> String {
-        let mut out = String::new();
-        for (k, v) in &self.0 {
-            out.extend(["&", k, "=", v]);
-        }
-        out
-    }
-
-    /// The view they set, and one error per bad value (which keeps that
-    /// key's default).
-    pub fn view(&self) -> (View, Vec<ScenarioError>) {
-        let mut view = View::default();
-        let errors = self.0.iter().filter_map(|(k, v)| view.set(k, v).err()).collect();
-        (view, errors)
-    }
-}
-
-/// The two rules a replay shows when the link names none: the first two the
-/// preset's lesson compares, else the scenario's first two. Two sides
-/// always compare two rules, so a scenario of one rule is shown beside
-/// round robin, and one of round robin alone beside least connections;
-/// the page's view and `lbsim replay` both take this pair as it is.
-pub fn default_pair(scenario: &Scenario, preset: Option<&Preset>) -> [AlgorithmId; 2] {
-    let rules = scenario.rules();
-    let focus: Vec<AlgorithmId> = preset
-        .map(|p| p.view.focus.iter().copied().filter(|a| rules.contains(a)).collect())
-        .unwrap_or_default();
-    let from = if focus.len() >= 2 { &focus } else { &rules };
-    let first = from.first().copied().unwrap_or(AlgorithmId::RoundRobin);
-    let beside = match first {
-        AlgorithmId::RoundRobin => AlgorithmId::LeastConnections,
-        _ => AlgorithmId::RoundRobin,
-    };
-    [first, from.get(1).copied().filter(|&second| second != first).unwrap_or(beside)]
-}
 
 /// A server's state at a moment, as a replay shows it: what the scenario's
 /// events have made of it by then, read from the fleet's own
@@ -539,62 +369,6 @@ mod tests {
             }
             last = c;
         }
-    }
-
-    #[test]
-    fn view_keys_round_trip_and_name_their_range() {
-        let mut v = View::default();
-        for (k, x) in [
-            ("view", "replay"),
-            ("pair", "round-robin,least-connections"),
-            ("t", "12.5"),
-            ("speed", "0.25"),
-            ("window", "2000"),
-        ] {
-            v.set(k, x).expect("a good value");
-        }
-        assert_eq!(
-            v.encode(),
-            "&view=replay&pair=round-robin,least-connections&t=12.5&speed=0.25&window=2000"
-        );
-        assert_eq!(View::default().encode(), "&view=replay");
-        for (k, x, allowed) in [
-            ("speed", "11", "a number from 0.1 to 10"),
-            ("window", "20001", "a whole number from 1 to 20000"),
-            ("t", "-1", "a number from 0 to 10000000"),
-            ("view", "movie", "replay"),
-        ] {
-            let e = View::default().set(k, x).expect_err("out of range");
-            assert_eq!((e.field.as_str(), e.value.as_str(), e.allowed.as_str()), (k, x, allowed));
-        }
-        for pair in ["round-robin", "round-robin,round-robin", "round-robin,nope", "a,b,c"] {
-            assert!(View::default().set("pair", pair).is_err(), "{pair}");
-        }
-    }
-
-    #[test]
-    fn the_default_pair_is_the_lessons() {
-        let mixed = preset("mixed").expect("a preset");
-        assert_eq!(
-            default_pair(&mixed.scenario(), Some(mixed)),
-            [AlgorithmId::RoundRobin, AlgorithmId::LeastConnections]
-        );
-        // One rule: beside round robin, and round robin beside least
-        // connections, so that the two sides compare two rules.
-        let one = |a| Scenario { algorithms: alloc::vec![a], ..Scenario::default() };
-        assert_eq!(
-            default_pair(&one(AlgorithmId::Maglev), None),
-            [AlgorithmId::Maglev, AlgorithmId::RoundRobin]
-        );
-        assert_eq!(
-            default_pair(&one(AlgorithmId::RoundRobin), None),
-            [AlgorithmId::RoundRobin, AlgorithmId::LeastConnections]
-        );
-        // A preset whose scenario was cut to one rule of its lesson.
-        assert_eq!(
-            default_pair(&one(AlgorithmId::LeastConnections), Some(mixed)),
-            [AlgorithmId::LeastConnections, AlgorithmId::RoundRobin]
-        );
     }
 
     /// A server's state follows its events: slow from its `slow`, crashed
