@@ -67,11 +67,22 @@ impl EventKind {
     /// What the kind does, in a line (`lbsim list events`).
     pub fn meaning(self) -> &'static str {
         match self {
-            EventKind::Slow(_) => "slow=F: runs at speed F for requests that start from then on",
-            EventKind::Fail => "answers every request it starts with a 500 (a black hole)",
-            EventKind::Crash => "its running and queued requests fail; new connections are refused",
-            EventKind::Recover => "back to its configured speed and healthy (empty after a crash)",
-            EventKind::Join => "enters the pool",
+            EventKind::Slow(_) => {
+                "slow=F: runs at speed F (0.01 to 100) for requests that start from then on"
+            }
+            EventKind::Fail => {
+                "the black hole: every request it starts gets a 500 after error-ms (default 1)"
+            }
+            EventKind::Crash => {
+                "what it holds fails at once with a connection error; new requests fail after connect-ms \
+                 (default 1)"
+            }
+            EventKind::Recover => {
+                "back to its speed and healthy; after a crash, empty (and cold, see warm-up)"
+            }
+            EventKind::Join => {
+                "enters the pool (a server whose first membership event is a join starts outside)"
+            }
             EventKind::Leave => "leaves the pool, finishing what it holds",
         }
     }
@@ -279,6 +290,19 @@ fn pool_words(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `lbsim list events` says what the parser takes: every kind reads
+    /// back by its name, and slow's factor range is the one checked.
+    #[test]
+    fn every_kind_reads_by_its_name_and_slow_names_its_range() {
+        for kind in EventKind::ALL {
+            let text = kind.to_string();
+            assert_eq!(EventKind::parse(&text), Some(kind), "{text}");
+            assert!(text.starts_with(kind.name()));
+        }
+        let (lo, hi) = SLOW_RANGE;
+        assert!(EventKind::Slow(1.0).meaning().contains(&format!("({lo} to {hi})")));
+    }
 
     fn names(n: usize) -> Vec<String> {
         (1..=n).map(|i| format!("s{i}")).collect()
