@@ -12,7 +12,7 @@ use crate::outcome::{bad, print, Failure};
 pub struct ConfigArgs {
     /// The balancer: nginx, haproxy or envoy
     #[arg(long = "for", value_name = "BALANCER")]
-    pub balancer: String,
+    pub program: String,
     /// The rule (one of the scenario's; needed when it has more than one)
     #[arg(long, value_name = "A")]
     pub algorithm: Option<String>,
@@ -32,7 +32,7 @@ pub struct ConfigArgs {
 pub fn config(args: &ConfigArgs) -> Result<(), Failure> {
     let ids = |all: &[Program]| all.iter().map(|b| b.id()).collect::<Vec<_>>().join(", ");
     let program: Program =
-        args.balancer.trim().parse().map_err(|()| bad("for", &args.balancer, ids(&Program::ALL)))?;
+        args.program.trim().parse().map_err(|()| bad("for", &args.program, ids(&Program::ALL)))?;
     let scenario = args.sources.scenario()?;
     let rule = match (&args.algorithm, scenario.rules().as_slice()) {
         (Some(text), _) => text.trim().parse().map_err(|()| {

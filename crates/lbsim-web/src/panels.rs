@@ -103,7 +103,7 @@ pub fn config(link: &str) {
     }
     CONFIG_LINK.with(|l| *l.borrow_mut() = link.to_string());
     build_config();
-    let (Some(balancer_select), Some(rule_select)) =
+    let (Some(program_select), Some(rule_select)) =
         (by_id::<HtmlSelectElement>("config-for"), by_id::<HtmlSelectElement>("config-rule"))
     else {
         return;
@@ -130,7 +130,7 @@ pub fn config(link: &str) {
         return;
     };
     rule_select.set_value(rule.id());
-    let program: Program = balancer_select.value().parse().unwrap_or(Program::Nginx);
+    let program: Program = program_select.value().parse().unwrap_or(Program::Nginx);
     let full = by_id::<HtmlInputElement>("config-full").is_some_and(|c| c.checked());
     let request = Request { program, rule, full, key: Key::Arg("user".into()), port: 8080 };
     set_text("config-text", &config::write(&scenario, &request));
