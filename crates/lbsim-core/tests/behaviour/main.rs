@@ -9,6 +9,7 @@ mod common;
 // The fuzz harness, shared with the CLI's tests.
 mod fuzz;
 
+mod docs_measure_every_rule;
 mod engine_invariants;
 mod error_messages_escape_input;
 mod events_after_the_run;
