@@ -110,12 +110,13 @@ impl Field {
 /// ```
 ///
 /// with its doc comment (and any serde attribute for reading, such as an
-/// old name) above it. `skip_default` leaves the field out of JSON at its
-/// default: every field added after the base model has it, so a scenario
-/// that does not use the field writes what it wrote before. `applies`
-/// says when the field affects the numbers (always, when left out);
-/// `config` how each balancer's configuration expresses it
-/// ([`Expression`]), so `lbsim config` cannot
+/// old name: JSON is written under the key, so such an attribute changes
+/// reading only) above it. `skip_default` leaves the field out of JSON at
+/// its default: every field added after the base model has it, so a
+/// scenario that does not use the field writes what it wrote before.
+/// `applies` says when the field affects the numbers (always, when left
+/// out); `config` how each balancer's configuration expresses it
+/// ([`Expression`], gathered in [`IN_CONFIG`]), so `lbsim config` cannot
 /// drop a field unsaid. The choices, the reader and the writer come from
 /// the field's type ([`FieldValue`]).
 macro_rules! scenario {
