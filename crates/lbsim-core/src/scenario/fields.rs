@@ -6,16 +6,16 @@
 //! is one row here plus the code that reads it. Every front end (CLI
 //! flags, URL codec, page controls) builds from [`FIELDS`].
 
-use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 
 use self::Expression::{Missing, MissingWhen, Outside, Written};
-use super::error::{ScenarioError, UNKNOWN_KEY};
+use super::error::ScenarioError;
 use super::kinds::{CheckKind, Layer, WorkKind};
+use super::notes as note;
 use super::spec::{FieldKind, Group, Spec, MAX_SEED};
 use super::value::FieldValue;
 use crate::balancer::builder::Builder;
@@ -264,46 +264,6 @@ fn haproxy_rings(rule: AlgorithmId) -> bool {
 }
 fn envoy_hashes(rule: AlgorithmId) -> bool {
     matches!(rule.in_programs().envoy, Some(Envoy::RingHash | Envoy::Maglev))
-}
-
-/// What a balancer's configuration says of a field it cannot express.
-mod note {
-    pub const COPIES: &str = "balancer copies (balancers): run that many instances of this config";
-    pub const WARM_UP: &str = "warm-up (warmup-ms): the servers' own, not the balancer's";
-    pub const CONNECTION_LIFE: &str =
-        "connection lifetime (conn-life-ms): the clients' own, not the balancer's";
-    pub const NGINX_HASH: &str = "hash function (hash): NGINX hashes with its own CRC-32";
-    pub const HAPROXY_HASH: &str =
-        "hash function (hash): not one of HAProxy's (sdbm, djb2, wt6, crc32); its default, sdbm, is written";
-    pub const ENVOY_HASH: &str = "hash function (hash): Envoy's rings hash with xxHash64";
-    pub const NGINX_POINTS: &str = "ring points (vnodes): NGINX places 160 per weight unit";
-    pub const HAPROXY_POINTS: &str = "ring points (vnodes): HAProxy places 16 per weight unit";
-    pub const ENVOY_POINTS: &str = "ring points (vnodes): Envoy sizes its ring by minimum_ring_size";
-    pub const NGINX_BOUNDED: &str = "bounded loads (balance-factor): not in NGINX";
-    pub const ENVOY_BOUNDED: &str =
-        "bounded loads (balance-factor): Envoy's hash_balance_factor, for its ring and Maglev only";
-    pub const NGINX_MAGLEV: &str = "Maglev table size (maglev-size): no Maglev in NGINX";
-    pub const HAPROXY_MAGLEV: &str = "Maglev table size (maglev-size): no Maglev in HAProxy";
-    pub const ENVOY_RETRIES: &str =
-        "retries: on the route, retry_policy { num_retries, retry_on: connect-failure (and 5xx with count-5xx) }";
-    pub const ENVOY_5XX: &str = "a 500 counted as failed (count-5xx): on the route, retry_on: 5xx";
-    pub const HAPROXY_PASSIVE: &str =
-        "passive checks (max-fails, fail-timeout-ms): NGINX's; HAProxy's nearest is observe layer4 with error-limit";
-    pub const ENVOY_PASSIVE: &str =
-        "passive checks (max-fails, fail-timeout-ms): NGINX's; Envoy's nearest is outlier detection";
-    pub const NGINX_ACTIVE: &str =
-        "active health checks (check-ms): NGINX Plus's health_check, not open-source NGINX";
-    pub const NGINX_OUTLIER: &str =
-        "outlier detection (outlier-5xx): Envoy's; NGINX's passive checks are max_fails";
-    pub const HAPROXY_OUTLIER: &str =
-        "outlier detection (outlier-5xx): Envoy's; HAProxy's nearest is observe layer7 with error-limit";
-    pub const NGINX_SLOW_START: &str =
-        "slow start (slow-start-ms): NGINX Plus's slow_start, not open-source NGINX";
-    pub const HAPROXY_AGGRESSION: &str =
-        "slow-start aggression (slow-start-aggression): Envoy's; HAProxy's slowstart ramps linearly";
-    pub const NGINX_LAYER_4: &str = "layer 4 (layer): NGINX's stream module, not this http upstream";
-    pub const HAPROXY_LAYER_4: &str = "layer 4 (layer): HAProxy's mode tcp, not mode http";
-    pub const ENVOY_LAYER_4: &str = "layer 4 (layer): Envoy's tcp_proxy filter, not an HTTP route";
 }
 
 scenario! {
@@ -630,50 +590,4 @@ scenario! {
             Missing(note::CONNECTION_LIFE),
             Missing(note::CONNECTION_LIFE),
         ),
-}
-
-/// The fields that place a hashing rule's servers and keys: the hash
-/// function, the ring points per weight unit and whose ring construction.
-/// A remapping experiment (`lbsim_core::remap`) takes them as the scenario's
-/// rules do, so one it shows is the ring a run builds.
-pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "builder"];
-
-/// With [`PLACEMENT_KEYS`], every field a rule's picks on an idle pool
-/// depend on (what `lbsim trace` shows): the servers, their weights and
-/// names, bounded-load's factor, the Maglev table's size (the pool the
-/// rules are built over) and the seed of the rules' random streams.
-pub const POOL_KEYS: &[&str] = &["servers", "weights", "names", "balance-factor", "maglev-size", "seed"];
-
-/// The fields that decide where a request goes when attempts fail (what
-/// `lbsim trace --steps` plays with the pool's): which servers refuse or
-/// answer 500 and when, the retries, what counts as failed and NGINX's
-/// passive checks.
-pub const FAILURE_KEYS: &[&str] = &["events", "retries", "count-5xx", "max-fails", "fail-timeout-ms"];
-
-impl ScenarioError {
-    /// A key that is no field at all (a link's `colour=blue`): its message
-    /// reads "unknown key 'colour'; known keys: ...", not as a bad value.
-    pub fn unknown_key(key: &str, value: &str) -> ScenarioError {
-        let known: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
-        ScenarioError {
-            field: key.to_string(),
-            value: value.to_string(),
-            allowed: format!("{UNKNOWN_KEY}{}", known.join(", ")),
-        }
-    }
-}
-
-/// Keys a field had before it was renamed, still read: `(old, new)`.
-pub const OLD_KEYS: &[(&str, &str)] = &[("ring", "builder")];
-
-/// Looks a field up by its key (or a key it had, [`OLD_KEYS`]).
-pub fn field_spec(key: &str) -> Option<&'static Field> {
-    let key = OLD_KEYS.iter().find(|(old, _)| *old == key).map_or(key, |(_, new)| new);
-    FIELDS.iter().find(|f| f.key == key)
-}
-
-/// The row of the table with this key; only ever called with keys of the
-/// table.
-pub(super) fn row(key: &str) -> &'static Field {
-    field_spec(key).expect("key is in FIELDS")
 }

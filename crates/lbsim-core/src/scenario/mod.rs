@@ -19,17 +19,17 @@ use crate::balancer::Setup;
 mod error;
 mod fields;
 mod kinds;
+mod lookup;
 mod model;
+mod notes;
 mod spec;
 mod value;
 
 pub use self::error::{Escaped, ScenarioError};
-use self::fields::row;
-pub use self::fields::{
-    field_spec, Expression, Field, InConfig, Scenario, FAILURE_KEYS, FIELDS, IN_CONFIG, OLD_KEYS,
-    PLACEMENT_KEYS, POOL_KEYS,
-};
+pub use self::fields::{Expression, Field, InConfig, Scenario, FIELDS, IN_CONFIG};
 pub use self::kinds::{CheckKind, Layer, WorkKind};
+use self::lookup::row;
+pub use self::lookup::{field_spec, FAILURE_KEYS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS};
 pub use self::spec::{valid_name, Choice, FieldKind, Group, Spec, MAX_RING_POINTS, MAX_SEED};
 
 impl Scenario {
