@@ -45,6 +45,15 @@ impl Program {
             Program::Envoy => "envoy",
         }
     }
+
+    /// Its name in prose, with the version lbsim follows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Program::Nginx => "NGINX 1.22",
+            Program::Haproxy => "HAProxy 2.6",
+            Program::Envoy => "Envoy",
+        }
+    }
 }
 
 impl core::str::FromStr for Program {

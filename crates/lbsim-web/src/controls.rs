@@ -7,7 +7,7 @@ use lbsim_core::{AlgorithmId, Scenario};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::dom::{by_id, document, element, text_element};
+use crate::dom::{add_option, by_id, document, element, text_element};
 use crate::palette;
 
 /// Requests above this are refused here: a run must stay interactive. The
@@ -87,9 +87,7 @@ pub fn build() {
             FieldKind::Choice => {
                 let select = element("select", "");
                 for choice in f.choices() {
-                    let option = text_element("option", "", choice.label);
-                    let _ = option.set_attribute("value", choice.id);
-                    let _ = select.append_child(&option);
+                    add_option(&select, choice.id, choice.label);
                 }
                 select
             }

@@ -44,6 +44,14 @@ pub fn text_element(tag: &str, class: &str, text: &str) -> Element {
     e
 }
 
+/// Adds an option to `select`: its value and the words shown (as text).
+pub fn add_option(select: &Element, value: &str, label: &str) -> Element {
+    let option = text_element("option", "", label);
+    let _ = option.set_attribute("value", value);
+    let _ = select.append_child(&option);
+    option
+}
+
 /// Sets the text of the element `id`, as text.
 pub fn set_text(id: &str, text: &str) {
     if let Some(e) = document().get_element_by_id(id) {

@@ -11,7 +11,7 @@ use lbsim_core::Scenario;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event as DomEvent, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::dom::{by_id, document, element, on, on_id, target, text_element};
+use crate::dom::{add_option, by_id, document, element, on, on_id, target, text_element};
 
 /// Adds the rows' container and the add button under the text control.
 pub fn build(wrap: &Element) {
@@ -57,12 +57,10 @@ fn part(tag: &str, class: &str, label: String) -> Element {
 
 fn options(select: &Element, values: impl IntoIterator<Item = String>, chosen: &str) {
     for v in values {
-        let o = text_element("option", "", &v);
-        let _ = o.set_attribute("value", &v);
+        let o = add_option(select, &v, &v);
         if v == chosen {
             let _ = o.set_attribute("selected", "");
         }
-        let _ = select.append_child(&o);
     }
 }
 

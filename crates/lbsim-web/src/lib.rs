@@ -98,9 +98,7 @@ pub fn start() {
     glossary();
     if let Some(select) = by_id::<HtmlSelectElement>("preset") {
         for p in PRESETS {
-            let option = dom::text_element("option", "", p.title);
-            let _ = option.set_attribute("value", p.id);
-            let _ = select.append_child(&option);
+            dom::add_option(&select, p.id, p.title);
         }
     }
     wire();

@@ -13,7 +13,7 @@ use lbsim_core::config::{self, Key, Program, Request};
 use lbsim_core::{url, AlgorithmId};
 use web_sys::{Element, HtmlDetailsElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::dom::{self, by_id, document, on_id, set_text};
+use crate::dom::{self, add_option, by_id, on_id, set_text};
 use crate::state::look;
 use crate::view;
 
@@ -56,7 +56,7 @@ pub fn remapping(link: &str, force: bool) {
 /// is ever parsed as HTML), built when it first opens, so that a first
 /// visit carries neither them nor their wiring.
 const CONFIG_PANEL: &str = r#"<div class="plot-tools">
-<label>for <select id="config-for"><option value="nginx">NGINX 1.22</option><option value="haproxy">HAProxy 2.6</option><option value="envoy">Envoy</option></select></label>
+<label>for <select id="config-for"></select></label>
 <label>rule <select id="config-rule"></select></label>
 <label><input type="checkbox" id="config-full"> whole config</label>
 <button type="button" id="config-copy">Copy</button>
@@ -83,6 +83,11 @@ fn build_config() {
         return;
     }
     root.set_inner_html(CONFIG_PANEL);
+    if let Some(select) = by_id::<Element>("config-for") {
+        for program in Program::ALL {
+            add_option(&select, program.id(), program.name());
+        }
+    }
     for id in ["config-for", "config-rule", "config-full"] {
         on_id(id, "input", |_| rewrite_config());
     }
@@ -117,12 +122,7 @@ pub fn config(link: &str) {
     if listed != wanted {
         rule_select.set_inner_html("");
         for rule in &rules {
-            if let Ok(option) = document().create_element("option") {
-                option.set_id(&format!("config-rule-{}", rule.id()));
-                option.set_attribute("value", rule.id()).ok();
-                option.set_text_content(Some(rule.id()));
-                rule_select.append_child(&option).ok();
-            }
+            add_option(&rule_select, rule.id(), rule.id()).set_id(&format!("config-rule-{}", rule.id()));
         }
     }
     let Some(rule) = chosen.or_else(|| rules.first().copied()) else {

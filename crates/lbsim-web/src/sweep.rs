@@ -11,7 +11,7 @@ use lbsim_core::url::MAX_LINK_SWEEP_VALUES;
 use lbsim_core::Report;
 use web_sys::{Element, HtmlDetailsElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement};
 
-use crate::dom::{self, by_id, on_id, set_body_data, set_text, text_element};
+use crate::dom::{self, add_option, by_id, on_id, set_body_data, set_text};
 use crate::links::{schedule_url, share_url_without_sweep};
 use crate::plots::sweep::sweep as plot;
 use crate::pool::{dispatch, expected_seconds, main_run_going};
@@ -29,9 +29,7 @@ fn fill_menus() {
     let fill = |id: &str, options: &mut dyn Iterator<Item = (&'static str, &'static str)>| {
         let Some(select) = by_id::<Element>(id) else { return };
         for (value, label) in options {
-            let option = text_element("option", "", label);
-            let _ = option.set_attribute("value", value);
-            let _ = select.append_child(&option);
+            add_option(&select, value, label);
         }
     };
     fill("sweep-param", &mut OFFERED.iter().map(|o| (o.key, field_spec(o.key).map_or(o.key, |f| f.label))));
