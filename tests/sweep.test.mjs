@@ -11,6 +11,15 @@ const env = useBrowser();
 
 test("the sweep view draws every rule across a range, from the link, and equals lbsim sweep", async () => {
   const { page, context, errors } = await open(env.browser);
+  // The text drawn on the sweep's canvas.
+  await page.addInitScript(() => {
+    window.sweepText = [];
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+      if (this.canvas.id === "sweep") window.sweepText.push(String(text));
+      return fill.call(this, text, ...rest);
+    };
+  });
   await page.goto(env.server.base + "#v=1&requests=3000&sweep=load=0.5..0.9:0.2");
   await ready(page);
   await page.waitForFunction(() => document.body.dataset.sweep === "ready", null, { timeout: 60000 });
@@ -18,6 +27,10 @@ test("the sweep view draws every rule across a range, from the link, and equals 
   await assertPlotsDrawn(page, { sweep: await ruleIds(page) });
   // A line per rule through its figure at each swept value (p99 in ms).
   for (const m of await marks(page, "sweep")) assert.deepEqual(m.points.map((p) => p[0]), [0.5, 0.7, 0.9], `${m.name}: a point per value`);
+  // The axis's title names the unit; its ticks are plain numbers in it.
+  const texts = await page.evaluate(() => window.sweepText);
+  assert.ok(texts.some((t) => /^(quick-request )?p99 \(ms\)$/.test(t)), texts.join(" | "));
+  assert.ok(!texts.some((t) => /\d (s|ms)$/.test(t)), `a tick with a unit other than the title's: ${texts.join(" | ")}`);
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-csv")]);
   const csv = await readFile(await download.path(), "utf8");
   assert.equal(csv.trim().split("\n").length, 1 + 3 * (await ruleIds(page)).length, "a header, then a row per value and rule");
