@@ -68,8 +68,10 @@ pub fn build() {
     for (k, v) in [("type", "number"), ("min", "1"), ("max", &MAX_WINDOW.to_string()), ("step", "1")] {
         let _ = window_input.set_attribute(k, v);
     }
-    let _ = tools.append_child(&labelled("first ", &window_input));
-    let _ = tools.append_child(&text_element("span", "", " requests"));
+    // "requests" in the label, so that it wraps with its number.
+    let first = labelled("first ", &window_input);
+    let _ = first.append_child(&document().create_text_node(" requests"));
+    let _ = tools.append_child(&first);
     let speed = element("select", "");
     speed.set_id("replay-speed");
     let _ = tools.append_child(&labelled("speed ", &speed));

@@ -443,9 +443,11 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) -> O
         let mark = Mark { slow, hollow: a.hit, ring: a.retry };
         let slot_x = slots_x + f64::from(slot.min(slots - 1)) * pitch + pitch / 2.0 - 1.0;
         if a.done_ms <= t {
-            // Answered: back to the balancer, fading; an error as a cross.
-            if glide > 0.0 && t - a.done_ms < glide {
-                let f = (t - a.done_ms) / glide;
+            // Answered: back to the balancer, fading, an error as a cross;
+            // in half the time it took to come, so the way back stays clear.
+            let back = glide / 2.0;
+            if back > 0.0 && t - a.done_ms < back {
+                let f = (t - a.done_ms) / back;
                 let at = (slot_x + (lb.0 - slot_x) * f, y + (lb.1 - y) * f);
                 if a.outcome == Outcome::Ok {
                     dots.add(at, &mark, f, Place::Leaving, s);
