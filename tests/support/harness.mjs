@@ -14,6 +14,12 @@ export const DIST = resolve(process.env.LBSIM_DIST ?? "dist");
 export const NATIVE = process.env.LBSIM_NATIVE ?? "target/release/lbsim-native-harness";
 export const OUTPUT = resolve(process.env.LBSIM_OUTPUT ?? "test-output");
 const CHROMIUM = process.env.LBSIM_CHROMIUM ?? "/usr/bin/chromium";
+// The browser tests hold the page to the CLI (`lbsim run --url`): without
+// it they would pass comparing nothing, so a test file refuses to start.
+// `cargo xtask browser` sets it; the page benchmark and scripts need none.
+if (!process.env.LBSIM_CLI && (process.env.NODE_TEST_CONTEXT || process.argv[1]?.endsWith(".test.mjs"))) {
+  throw new Error("LBSIM_CLI is not set: run the browser tests with `cargo xtask browser`, or set LBSIM_CLI to a built lbsim (cargo build -p lbsim-cli; LBSIM_CLI=target/debug/lbsim npm test)");
+}
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
