@@ -73,9 +73,10 @@ export async function launch() {
   });
 }
 
-/** A new page that records console errors, page errors and every request. */
-export async function open(browser, { colorScheme = "light", deviceScaleFactor = 2, width = 1400, height = 1000 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, acceptDownloads: true });
+/** A new page that records console errors, page errors and every request
+ * (`hasTouch`: a touch screen, its pointer coarse). */
+export async function open(browser, { colorScheme = "light", deviceScaleFactor = 2, width = 1400, height = 1000, hasTouch = false } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, acceptDownloads: true, hasTouch, isMobile: hasTouch });
   const page = await context.newPage();
   const errors = [];
   const requests = [];
@@ -235,4 +236,14 @@ export function useBrowser() {
     await env.server?.close();
   });
   return env;
+}
+
+/** Clicks "Copy embed code" (for a post `width` px wide, when given) and
+ * returns the code once the page has measured the embed and written it. */
+export async function copyEmbedCode(page, width) {
+  if (width) await page.selectOption("#embed-width", String(width));
+  await page.$eval("#embed-code", (t) => { t.value = ""; });
+  await page.click("#copy-embed");
+  await page.waitForFunction(() => document.getElementById("embed-code").value !== "", null, { timeout: 70000 });
+  return page.inputValue("#embed-code");
 }
