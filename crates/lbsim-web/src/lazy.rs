@@ -123,3 +123,10 @@ pub fn replay() {
         call("replay", REPLAY, "replay", Array::of1(&JsValue::from_str(&link)));
     }
 }
+
+/// Writes and copies the embed code for the embed address `src`: the
+/// panels module measures the embed's height at the post's width first.
+pub fn embed_code(src: &str) {
+    dom::set_text("share-status", "Measuring the embed...");
+    call(PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
+}

@@ -7,16 +7,14 @@ use lbsim_core::scenario::{field_spec, FieldKind};
 use lbsim_core::url::changed_keys;
 use lbsim_core::{Report, Scenario, ScenarioError};
 use wasm_bindgen::JsCast;
-use web_sys::{
-    Element, Event, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement,
-};
+use web_sys::{Element, Event, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::controls::{self, MAX_INTERACTIVE_REQUESTS};
 use crate::dom::{self, after, by_id, cancel, document, on, on_id, set_text, window};
 use crate::events;
 use crate::lazy;
 use crate::links::{
-    current_fragment, embed_code, follow_preset, fragment, push_url, scenario_from_link, schedule_url,
+    current_fragment, embed_src, follow_preset, fragment, push_url, scenario_from_link, schedule_url,
     share_url, write_url,
 };
 use crate::plots::cdf::{CdfView, Class};
@@ -358,15 +356,7 @@ fn wire_sharing() {
         dom::copy(&share_url());
         set_text("share-status", "Link copied.");
     });
-    on_id("copy-embed", "click", |_| {
-        let code = embed_code();
-        if let Some(t) = by_id::<HtmlTextAreaElement>("embed-code") {
-            t.set_value(&code);
-            t.set_hidden(false);
-        }
-        dom::copy(&code);
-        set_text("share-status", "Embed code copied.");
-    });
+    on_id("copy-embed", "click", |_| lazy::embed_code(&embed_src()));
     on_id("download-csv", "click", |_| {
         if let Some(report) = with(|app| app.report.clone()) {
             dom::download_text(&report.csv(), "text/csv", "lbsim-results.csv");
@@ -408,10 +398,7 @@ fn wire_jumps() {
         let id = link.get_attribute("href").unwrap_or_default();
         let Some(to) = by_id::<HtmlElement>(&id[1..]) else { return };
         e.prevent_default();
-        if let Some(details) = to.dyn_ref::<HtmlDetailsElement>() {
-            details.set_open(true);
-        }
-        let _ = to.focus();
+        dom::focus_part(&to);
         // Its top, not its middle (focus alone centres a tall form).
         to.scroll_into_view();
     });
