@@ -31,8 +31,8 @@ const TYPES = {
   ".json": "application/json",
 };
 
-/** Serves DIST under `/lbsim/` (a sub-path, as on a static host) on a free port. */
-export async function serve() {
+/** Serves `root` (DIST unless given) under `/lbsim/` (a sub-path, as on a static host) on a free port. */
+export async function serve(root = DIST) {
   const log = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
@@ -43,10 +43,10 @@ export async function serve() {
     let path = decodeURIComponent(url.pathname.slice("/lbsim/".length)) || "index.html";
     path = normalize(path).replace(/^(\.\.[/\\])+/, "");
     try {
-      const body = await readFile(join(DIST, path));
+      const body = await readFile(join(root, path));
       const gzip = /\bgzip\b/.test(req.headers["accept-encoding"] ?? "");
       const sent = gzip ? gzipSync(body, { level: 9 }) : body;
-      log.push({ path, bytes: sent.length });
+      log.push({ path, bytes: sent.length, at: Date.now() });
       res.writeHead(200, {
         "content-type": TYPES[extname(path)] ?? "application/octet-stream",
         // As a static host would: the second worker finds the files cached.
@@ -73,9 +73,12 @@ export async function launch() {
   });
 }
 
-/** A new page that records console errors, page errors and every request. */
-export async function open(browser, { colorScheme = "light", deviceScaleFactor = 2, width = 1400, height = 1000 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, acceptDownloads: true });
+/** A new page that records console errors, page errors and every request
+ * (`hasTouch`: a touch screen, its pointer coarse). Service workers are
+ * blocked unless a test is about them (`serviceWorkers: "allow"`): each
+ * test's visit is a first one. */
+export async function open(browser, { colorScheme = "light", deviceScaleFactor = 2, width = 1400, height = 1000, hasTouch = false, serviceWorkers = "block" } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, acceptDownloads: true, hasTouch, isMobile: hasTouch, serviceWorkers });
   const page = await context.newPage();
   const errors = [];
   const requests = [];
@@ -235,4 +238,14 @@ export function useBrowser() {
     await env.server?.close();
   });
   return env;
+}
+
+/** Clicks "Copy embed code" (for a post `width` px wide, when given) and
+ * returns the code once the page has measured the embed and written it. */
+export async function copyEmbedCode(page, width) {
+  if (width) await page.selectOption("#embed-width", String(width));
+  await page.$eval("#embed-code", (t) => { t.value = ""; });
+  await page.click("#copy-embed");
+  await page.waitForFunction(() => document.getElementById("embed-code").value !== "", null, { timeout: 70000 });
+  return page.inputValue("#embed-code");
 }
