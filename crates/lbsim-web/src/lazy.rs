@@ -128,5 +128,5 @@ pub fn replay() {
 /// panels module measures the embed's height at the post's width first.
 pub fn embed_code(src: &str) {
     dom::set_text("share-status", "Measuring the embed...");
-    call(PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
+    call("share-status", PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
 }
