@@ -95,7 +95,9 @@ pub(super) fn bars(
     corners: &[(f64, f64)],
     style: ShapeStyle,
 ) -> Result<(), String> {
-    chart.draw_series(corners.chunks(2).map(|c| Rectangle::new([c[0], c[1]], style))).map_err(|e| e.to_string())?;
+    chart
+        .draw_series(corners.chunks(2).map(|c| Rectangle::new([c[0], c[1]], style)))
+        .map_err(|e| e.to_string())?;
     tell(chart, canvas, name, &style, [false, false], corners);
     Ok(())
 }
