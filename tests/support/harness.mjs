@@ -14,6 +14,12 @@ export const DIST = resolve(process.env.LBSIM_DIST ?? "dist");
 export const NATIVE = process.env.LBSIM_NATIVE ?? "target/release/lbsim-native-harness";
 export const OUTPUT = resolve(process.env.LBSIM_OUTPUT ?? "test-output");
 const CHROMIUM = process.env.LBSIM_CHROMIUM ?? "/usr/bin/chromium";
+// The browser tests hold the page to the CLI (`lbsim run --url`): without
+// it they would pass comparing nothing, so a test file refuses to start.
+// `cargo xtask browser` sets it; the page benchmark and scripts need none.
+if (!process.env.LBSIM_CLI && (process.env.NODE_TEST_CONTEXT || process.argv[1]?.endsWith(".test.mjs"))) {
+  throw new Error("LBSIM_CLI is not set: run the browser tests with `cargo xtask browser`, or set LBSIM_CLI to a built lbsim (cargo build -p lbsim-cli; LBSIM_CLI=target/debug/lbsim npm test)");
+}
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -25,8 +31,8 @@ const TYPES = {
   ".json": "application/json",
 };
 
-/** Serves DIST under `/lbsim/` (a sub-path, as on a static host) on a free port. */
-export async function serve() {
+/** Serves `root` (DIST unless given) under `/lbsim/` (a sub-path, as on a static host) on a free port. */
+export async function serve(root = DIST) {
   const log = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://x");
@@ -37,10 +43,10 @@ export async function serve() {
     let path = decodeURIComponent(url.pathname.slice("/lbsim/".length)) || "index.html";
     path = normalize(path).replace(/^(\.\.[/\\])+/, "");
     try {
-      const body = await readFile(join(DIST, path));
+      const body = await readFile(join(root, path));
       const gzip = /\bgzip\b/.test(req.headers["accept-encoding"] ?? "");
       const sent = gzip ? gzipSync(body, { level: 9 }) : body;
-      log.push({ path, bytes: sent.length });
+      log.push({ path, bytes: sent.length, at: Date.now() });
       res.writeHead(200, {
         "content-type": TYPES[extname(path)] ?? "application/octet-stream",
         // As a static host would: the second worker finds the files cached.
@@ -67,9 +73,12 @@ export async function launch() {
   });
 }
 
-/** A new page that records console errors, page errors and every request. */
-export async function open(browser, { colorScheme = "light", deviceScaleFactor = 2, width = 1400, height = 1000 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, acceptDownloads: true });
+/** A new page that records console errors, page errors and every request
+ * (`hasTouch`: a touch screen, its pointer coarse). Service workers are
+ * blocked unless a test is about them (`serviceWorkers: "allow"`): each
+ * test's visit is a first one. */
+export async function open(browser, { colorScheme = "light", deviceScaleFactor = 2, width = 1400, height = 1000, hasTouch = false, serviceWorkers = "block" } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor, colorScheme, acceptDownloads: true, hasTouch, isMobile: hasTouch, serviceWorkers });
   await context.addInitScript(recordMarks);
   const page = await context.newPage();
   const errors = [];
@@ -414,4 +423,14 @@ export function useBrowser() {
     await env.server?.close();
   });
   return env;
+}
+
+/** Clicks "Copy embed code" (for a post `width` px wide, when given) and
+ * returns the code once the page has measured the embed and written it. */
+export async function copyEmbedCode(page, width) {
+  if (width) await page.selectOption("#embed-width", String(width));
+  await page.$eval("#embed-code", (t) => { t.value = ""; });
+  await page.click("#copy-embed");
+  await page.waitForFunction(() => document.getElementById("embed-code").value !== "", null, { timeout: 70000 });
+  return page.inputValue("#embed-code");
 }
