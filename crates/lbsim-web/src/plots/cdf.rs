@@ -216,7 +216,9 @@ fn steps(points: &[[f64; 2]], x: (f64, f64), floor: f64, tail: bool) -> Vec<(f64
     let mut line = vec![(x.0, y(0.0))];
     for p in points {
         let held = line[line.len() - 1].1;
-        line.push((p[0].clamp(x.0, x.1), held));
+        // max and min, not clamp: its panic message would format floats
+        // as Debug, kilobytes of the first visit.
+        line.push((p[0].max(x.0).min(x.1), held));
         if p[0] > x.1 {
             break;
         }
