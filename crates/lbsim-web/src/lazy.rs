@@ -59,9 +59,9 @@ fn call_loaded(module: &JsValue, export: &str, args: &Array) {
     }
 }
 
-/// What a panel says when its module could not be fetched (opened again
-/// online, the panel fetches it).
-const UNREACHABLE: &str = "This panel needs the network: its module could not be fetched.";
+/// What a panel (or the embed code's status) says when its module could
+/// not be fetched (asked again online, it is fetched).
+const UNREACHABLE: &str = "This needs the network: its module could not be fetched.";
 
 /// Calls `export` of `module` with `args`, loading the module first if
 /// need be (once: later calls go straight to it); `root`, the element the
@@ -128,5 +128,5 @@ pub fn replay() {
 /// panels module measures the embed's height at the post's width first.
 pub fn embed_code(src: &str) {
     dom::set_text("share-status", "Measuring the embed...");
-    call(PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
+    call("share-status", PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
 }
