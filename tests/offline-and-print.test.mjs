@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { useBrowser, open, ready, serve, drawnShares, screenshot, DIST } from "./support/harness.mjs";
+import { useBrowser, open, ready, serve, assertPlotsDrawn, expectedMarks, screenshot, DIST } from "./support/harness.mjs";
 import { publicUrl, withPreviewImage } from "../web/previews.mjs";
 
 const env = useBrowser();
@@ -191,9 +191,7 @@ test("offline: a revisit runs from the service worker's cache; used panels work,
     const served = server.log.length;
     await page.reload();
     await ready(page);
-    const shares = await drawnShares(page);
-    assert.ok(shares.length >= 3, `${shares.length} plots`);
-    for (const { id, share } of shares) assert.ok(share > 0.01, `offline, #${id} is drawn (${share})`);
+    await assertPlotsDrawn(page, await expectedMarks(page, ["cdf", "loads"]), { label: "offline: " });
     assert.ok((await page.$$eval("#results tbody tr", (trs) => trs.length)) >= 3, "the table has its rows");
     // The used panel works; the unused one says so where it is.
     await page.locator("#config-panel summary").click();

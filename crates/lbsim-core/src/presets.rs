@@ -252,9 +252,10 @@ pub const PRESETS: &[Preset] = &[
         lesson: "Three servers, 60 requests/s of 100 ms work, server C at a fifth of the speed. Round \
                  robin keeps sending C a third of the traffic, more than it can serve, and its queue grows \
                  without bound. Least connections sees C's requests pile up and sends it about an eighth \
-                 of the traffic (12.5%), and C never queues. That is more than C's share of the capacity \
-                 (2/22, the fluid model's answer): at this light load the counts are small whole numbers \
-                 and ties rotate, so C often ties at zero with the others and gets its turn.",
+                 of the traffic (12.5%), more than C's share of the capacity (2/22, the fluid model's \
+                 answer): at this light load the counts are small whole numbers and ties rotate, so C often \
+                 ties at zero with the others and gets its turn. C's queue stays short: one request at \
+                 most, and none in most runs.",
         remapping: false,
         view: LessonView {
             class: RequestClass::All,

@@ -3,6 +3,7 @@
 //! implementation's documented sequence, a remapping fraction from theory,
 //! the report's documented field names, another command's output.
 
+mod config_means_what_the_scenario_means;
 mod config_writes_what_the_balancer_takes;
 mod edge_inputs_keep_their_meaning;
 mod empty_figures_are_not_zeros;

@@ -106,7 +106,7 @@ pub fn loads(
         // In the headroom at the top right of the plot, above the
         // saturation line and inside the panel, whatever the bars.
         let s = &r.servers[busiest];
-        let label = format!("highest {} {:.2}", s.name, s.load);
+        let label = format!("highest load {} {:.2}", s.name, s.load);
         let (xs, ys) = chart.plotting_area().get_pixel_range();
         let base = panel.get_base_pixel();
         panel

@@ -203,17 +203,17 @@ pub fn over_time(
     Ok(legend_rows(&results.iter().map(|r| r.algorithm).collect::<Vec<_>>(), &off, look))
 }
 
-/// Colours a reader tells apart (Okabe and Ito's, yellow left out as too
-/// faint on white), after the theme's text colour: one per server up to
-/// eight.
+/// Colours a reader tells apart, after the theme's text colour: one per
+/// server up to eight. None is a rule's (the panels are the rules): Paul
+/// Tol's muted and bright schemes less the hues the rules wear.
 const SERVER_COLOURS: [RGBColor; 7] = [
-    RGBColor(0xE6, 0x9F, 0x00),
-    RGBColor(0x56, 0xB4, 0xE9),
-    RGBColor(0x00, 0x9E, 0x73),
-    RGBColor(0x00, 0x72, 0xB2),
-    RGBColor(0xD5, 0x5E, 0x00),
-    RGBColor(0xCC, 0x79, 0xA7),
-    RGBColor(0x99, 0x99, 0x99),
+    RGBColor(0xCC, 0x66, 0x77),
+    RGBColor(0x11, 0x77, 0x33),
+    RGBColor(0x66, 0x77, 0xDD),
+    RGBColor(0xDD, 0xAA, 0x33),
+    RGBColor(0x88, 0x22, 0x55),
+    RGBColor(0x66, 0xCC, 0xEE),
+    RGBColor(0xBB, 0xBB, 0xBB),
 ];
 
 /// The colour of each server in the requests plot: its own up to eight
