@@ -384,7 +384,7 @@ test("a full-page view=replay link scrolls to the replay", async () => {
 });
 
 test("on a phone the replay says tap, not space", async () => {
-  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true, serviceWorkers: "block" });
   const page = await context.newPage();
   await page.goto(`${env.server.base}#v=1&preset=crash&view=replay&t=19.6`);
   await ready(page);
@@ -457,7 +457,7 @@ test("the replay reads at 360, 600 and 760 px and on a phone, light and dark, pa
   for (const size of sizes) {
     for (const scheme of ["light", "dark"]) {
       const { name, width, height, ...device } = size;
-      const context = await env.browser.newContext({ viewport: { width, height }, colorScheme: scheme, ...device });
+      const context = await env.browser.newContext({ viewport: { width, height }, colorScheme: scheme, serviceWorkers: "block", ...device });
       await recordDrawing(context);
       const page = await context.newPage();
       // Past the checks' verdict: s4 "crashed · out: health checks".
