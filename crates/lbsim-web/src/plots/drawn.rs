@@ -13,7 +13,6 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlCanvasElement;
 
 use crate::backend::Canvas;
-use crate::plots::frame::fail;
 
 /// The one chart type of every plot: linear axes of f64 (a log axis is
 /// drawn as log10 of its values on a linear one).
@@ -82,7 +81,7 @@ pub(super) fn line(
 ) -> Result<(), String> {
     let axis = |v: f64, log: bool| if log { libm::log10(v) } else { v };
     let path = points.iter().map(|&(x, y)| (axis(x, log[0]), axis(y, log[1])));
-    chart.draw_series(LineSeries::new(path, style)).map_err(fail)?;
+    chart.draw_series(LineSeries::new(path, style)).map_err(|e| e.to_string())?;
     tell(chart, canvas, name, &style, log, points);
     Ok(())
 }
@@ -96,7 +95,9 @@ pub(super) fn bars(
     corners: &[(f64, f64)],
     style: ShapeStyle,
 ) -> Result<(), String> {
-    chart.draw_series(corners.chunks(2).map(|c| Rectangle::new([c[0], c[1]], style))).map_err(fail)?;
+    chart
+        .draw_series(corners.chunks(2).map(|c| Rectangle::new([c[0], c[1]], style)))
+        .map_err(|e| e.to_string())?;
     tell(chart, canvas, name, &style, [false, false], corners);
     Ok(())
 }
