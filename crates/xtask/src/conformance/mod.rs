@@ -21,7 +21,8 @@
 //! The parts: the cases each balancer runs (`cases.rs`), how a case's
 //! requests are played (`play.rs`) over a small HTTP client (`http.rs`),
 //! the balancers started and stopped (`processes.rs`) and installed
-//! (`install.rs`); the configs and the comparison are here.
+//! (`install.rs`), a fuzzed sample of whole configs (`fuzzed.rs`); the
+//! configs and the comparison are here.
 
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,7 @@ use crate::tools::{have, output, root, run, step};
 
 mod backends;
 mod cases;
+mod fuzzed;
 mod http;
 mod install;
 mod play;
@@ -78,6 +80,10 @@ pub fn conformance() -> Result<(), String> {
     let mut nginx = Running::start(nginx_command(&prefix), &prefix, FRONT + NGINX_CASES.len() as u16 - 1)?;
     let agree = compare("nginx", &lbsim, &backends, NGINX_CASES, FRONT)?;
     eprintln!("nginx: {agree} agree");
+    eprintln!(
+        "nginx, fuzzed configs: {} agree",
+        fuzzed::route("nginx", &lbsim, &target.join("conformance"), &BACKENDS)?
+    );
     // HAProxy in front of the same backends, which stay up.
     if ensure("haproxy", "haproxy", "-v")? {
         let dir = target.join("conformance/haproxy");
@@ -92,6 +98,8 @@ pub fn conformance() -> Result<(), String> {
         let agree = compare("haproxy", &lbsim, &backends, HAPROXY_CASES, HAPROXY_FRONT)?;
         haproxy.stop();
         eprintln!("haproxy: {agree} agree");
+        let agree = fuzzed::route("haproxy", &lbsim, &target.join("conformance"), &BACKENDS)?;
+        eprintln!("haproxy, fuzzed configs: {agree} agree");
     }
     nginx.stop();
     configs_pass_their_checks(&lbsim, &target.join("conformance"))
