@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::http::{address, get};
-use super::processes::{nginx_command, Running};
+use super::processes::{haproxy_path, nginx_command, Running};
 use crate::tools::output;
 
 /// Cases per balancer, and the first port their fronts may take.
@@ -123,7 +123,7 @@ pub(super) fn route(program: &str, lbsim: &Path, dir: &Path, backends: &[u16]) -
             _ => {
                 let cfg = dir.join(format!("fuzzed-haproxy-{i}.cfg"));
                 std::fs::write(&cfg, &text).map_err(|e| e.to_string())?;
-                let mut command = Command::new("haproxy");
+                let mut command = Command::new(haproxy_path());
                 command.arg("-db").arg("-f").arg(&cfg);
                 Running::start(command, dir, case.port)?
             }
