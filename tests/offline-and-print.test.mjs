@@ -197,7 +197,7 @@ test("offline: a revisit runs from the service worker's cache; used panels work,
     await page.locator("#config-panel summary").click();
     await page.waitForFunction(() => document.getElementById("config-text")?.textContent.length > 0);
     await page.locator("#replay-panel summary").click();
-    const note = page.locator("#replay", { hasText: "This panel needs the network: its module could not be fetched." });
+    const note = page.locator("#replay", { hasText: "This needs the network: its module could not be fetched." });
     await note.waitFor({ timeout: 10000 });
     assert.ok(await note.isVisible());
     assert.equal(await page.locator("#notice").isVisible(), false, "the rest of the page is not a failure");

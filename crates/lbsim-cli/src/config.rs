@@ -35,10 +35,12 @@ pub fn config(args: &ConfigArgs) -> Result<(), Failure> {
         args.program.trim().parse().map_err(|()| bad("for", &args.program, ids(&Program::ALL)))?;
     let scenario = args.sources.scenario()?;
     let rule = match (&args.algorithm, scenario.rules().as_slice()) {
-        (Some(text), _) => text.trim().parse().map_err(|()| {
-            let ids: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
-            bad("algorithm", text, ids.join(", "))
-        })?,
+        (Some(text), rules) => {
+            text.trim().parse().ok().filter(|rule: &AlgorithmId| rules.contains(rule)).ok_or_else(|| {
+                let ids: Vec<&str> = rules.iter().map(|a| a.id()).collect();
+                bad("algorithm", text, format!("one of the scenario's rules: {}", ids.join(", ")))
+            })?
+        }
         (None, [one]) => *one,
         (None, _) => {
             return Err(bad(

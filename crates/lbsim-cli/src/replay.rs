@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
-use lbsim_core::replay::{self, default_pair, Counters, Replay, View};
+use lbsim_core::replay::{self, check_pair, default_pair, Counters, Replay, View};
 use lbsim_core::{url, Scenario};
 
 use crate::flags::Sources;
@@ -24,7 +24,8 @@ pub enum ReplayFormat {
 pub struct ReplayArgs {
     #[command(flatten)]
     pub sources: Sources,
-    /// The two rules side by side, comma-separated; without it, the --url
+    /// Two of the scenario's rules side by side, comma-separated (a one-rule
+    /// scenario's rule and round robin too); without it, the --url
     /// link's pair=, else the first two the preset's lesson compares, else
     /// the scenario's first two (one rule beside round robin)
     #[arg(long, value_name = "A,B")]
@@ -60,6 +61,9 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
         }
     }
     let moments = moments(args.at.as_deref(), &view)?;
+    if let Some(named) = view.pair {
+        check_pair(&scenario, named)?;
+    }
     let pair = view.pair.unwrap_or_else(|| default_pair(&scenario, preset));
     let window = view.window_of(&scenario);
     if scenario.requests > window {

@@ -59,9 +59,9 @@ fn call_loaded(module: &JsValue, export: &str, args: &Array) {
     }
 }
 
-/// What a panel says when its module could not be fetched (opened again
-/// online, the panel fetches it).
-const UNREACHABLE: &str = "This panel needs the network: its module could not be fetched.";
+/// What a panel (or the embed code's status) says when its module could
+/// not be fetched (asked again online, it is fetched).
+const UNREACHABLE: &str = "This needs the network: its module could not be fetched.";
 
 /// Calls `export` of `module` with `args`, loading the module first if
 /// need be (once: later calls go straight to it); `root`, the element the

@@ -68,20 +68,25 @@ const MAX_T_S: f64 = 1.0e7;
 impl View {
     /// Sets one of [`VIEW_KEYS`] from a link's text; an error names the
     /// key, the value and what is allowed.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ScenarioError> {
-        let bad = |allowed: String| ScenarioError { field: key.into(), value: value.into(), allowed };
+    pub fn set(&mut self, key: &str, text: &str) -> Result<(), ScenarioError> {
+        let bad = |allowed: String| ScenarioError { field: key.into(), value: text.into(), allowed };
+        // Numbers and lists are read without the spaces around them, as
+        // every field's are.
+        let value = text.trim();
         let real = |lo: f64, hi: f64| {
             value
                 .parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite() && (lo..=hi).contains(x))
+                // `-0` is 0 (adding +0 turns -0 into +0).
+                .map(|x| x + 0.0)
                 .ok_or_else(|| bad(alloc::format!("a number from {lo} to {hi}")))
         };
         match key {
             "view" if value == "replay" => {}
             "view" => return Err(bad("replay".into())),
             "pair" => {
-                let ids: Vec<&str> = value.split(',').collect();
+                let ids: Vec<&str> = value.split(',').map(str::trim).collect();
                 let rules: Vec<AlgorithmId> = ids.iter().filter_map(|id| id.parse().ok()).collect();
                 match rules[..] {
                     [a, b] if ids.len() == 2 && a != b => self.pair = Some([a, b]),
@@ -172,6 +177,26 @@ impl Keys {
         let errors = self.0.iter().filter_map(|(k, v)| view.set(k, v).err()).collect();
         (view, errors)
     }
+}
+
+/// Checks that a named pair is two of the scenario's rules: a replay
+/// shows what the scenario runs. Only a one-rule scenario's default pair
+/// ([`default_pair`]) brings a rule of its own, round robin (or least
+/// connections beside round robin), named or not.
+pub fn check_pair(scenario: &Scenario, pair: [AlgorithmId; 2]) -> Result<(), ScenarioError> {
+    let rules = scenario.rules();
+    let partner = rules.len() == 1
+        && default_pair(scenario, None).contains(&pair[0])
+        && default_pair(scenario, None).contains(&pair[1]);
+    if partner || pair.iter().all(|r| rules.contains(r)) {
+        return Ok(());
+    }
+    let ids: Vec<&str> = rules.iter().map(|r| r.id()).collect();
+    Err(ScenarioError {
+        field: "pair".into(),
+        value: alloc::format!("{},{}", pair[0].id(), pair[1].id()),
+        allowed: alloc::format!("two of the scenario's rules: {}", ids.join(", ")),
+    })
 }
 
 /// The two rules a replay shows when the link names none: the first two the

@@ -24,7 +24,8 @@
 //! The parts: the cases each balancer runs (`cases.rs`), how a case's
 //! requests are played (`play.rs`) over a small HTTP client (`http.rs`),
 //! the balancers started and stopped (`processes.rs`) and installed
-//! (`install.rs`); the configs and the comparison are here.
+//! (`install.rs`), a fuzzed sample of whole configs (`fuzzed.rs`); the
+//! configs and the comparison are here.
 
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ use crate::tools::{output, root, run, step};
 
 mod backends;
 mod cases;
+mod fuzzed;
 mod http;
 mod install;
 mod play;
@@ -139,6 +141,10 @@ fn run_cases(nginx_ok: bool, haproxy_ok: bool) -> Result<(), String> {
         nginx = Some(Running::start(nginx_command(&prefix), &prefix, FRONT + NGINX_CASES.len() as u16 - 1)?);
         let agree = compare("nginx", &lbsim, &backends, NGINX_CASES, FRONT)?;
         eprintln!("nginx: {agree} agree");
+        eprintln!(
+            "nginx, fuzzed configs: {} agree",
+            fuzzed::route("nginx", &lbsim, &target.join("conformance"), &BACKENDS)?
+        );
     }
     // HAProxy in front of the same backends, which stay up.
     if haproxy_ok {
@@ -154,6 +160,8 @@ fn run_cases(nginx_ok: bool, haproxy_ok: bool) -> Result<(), String> {
         let agree = compare("haproxy", &lbsim, &backends, HAPROXY_CASES, HAPROXY_FRONT)?;
         haproxy.stop();
         eprintln!("haproxy: {agree} agree");
+        let agree = fuzzed::route("haproxy", &lbsim, &target.join("conformance"), &BACKENDS)?;
+        eprintln!("haproxy, fuzzed configs: {agree} agree");
     }
     if let Some(nginx) = &mut nginx {
         nginx.stop();
