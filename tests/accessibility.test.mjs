@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { useBrowser, open, ready, screenshot } from "./support/harness.mjs";
+import { useBrowser, open, ready, screenshot, assertPlotsDrawn, expectedMarks } from "./support/harness.mjs";
 
 const AXE = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const PHONE = { width: 390, height: 844, deviceScaleFactor: 3 };
@@ -100,6 +100,8 @@ test("on a phone the lesson and the first plot come first, nothing is clipped, t
     for (const id of ["cdf", "loads", "queues"]) {
       assert.ok(await titleInside(page, id), `#${id}: text runs off the canvas`);
     }
+    // Inside, and with their data drawn (a blank canvas has nothing off it).
+    await assertPlotsDrawn(page, await expectedMarks(page, ["cdf", "loads", "queues"]), { label: `phone, ${colorScheme}: ` });
     // The table scrolls on its own, keeping the algorithm column in place.
     const sticky = await page.$eval("#results tbody th", (th) => getComputedStyle(th).position);
     assert.equal(sticky, "sticky");
@@ -126,6 +128,7 @@ test("on a phone the fleet's plots keep their text inside and the events editor'
     for (const id of ["queues", "errors", "requests"]) {
       assert.ok(await titleInside(page, id), `#${id}: text runs off the canvas`);
     }
+    await assertPlotsDrawn(page, await expectedMarks(page, ["queues", "errors", "requests"]), { label: `phone, ${colorScheme}: ` });
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, "no sideways scroll");
     const small = await page.$$eval("#event-rows input, #event-rows select, #event-rows button, #add-event", (es) =>
       es.map((e) => ({ e: e.getAttribute("aria-label") ?? e.id, r: e.getBoundingClientRect() }))

@@ -59,9 +59,9 @@ pub fn config(args: &ConfigArgs) -> Result<(), Failure> {
     };
     let key = match &args.key {
         None => Key::Arg("user".into()),
-        Some(text) => Key::parse(text.trim())
-            .ok_or_else(|| bad("key", text, "arg:NAME or header:NAME, NAME of letters, digits, - and _"))?,
+        Some(text) => Key::parse(text.trim()).map_err(|why| bad("key", text, why))?,
     };
     let request = Request { program, rule, full: args.full, key, port };
+    config::check(&scenario, &request).map_err(|(field, value, why)| bad(field, &value, why))?;
     print(&config::write(&scenario, &request))
 }

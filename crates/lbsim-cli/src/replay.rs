@@ -34,8 +34,9 @@ pub struct ReplayArgs {
     /// past the last one
     #[arg(long, value_name = "N")]
     pub window: Option<String>,
-    /// Moments to count at, in seconds of simulated time, comma-separated;
-    /// without it, the link's t= (when set) and the end of the replay
+    /// Moments to count at, in seconds of simulated time to the ms,
+    /// comma-separated; without it, the link's t= (when set) and the end of
+    /// the replay
     #[arg(long, value_name = "T,...")]
     pub at: Option<String>,
     /// Output format
@@ -72,19 +73,21 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
     print(&text)
 }
 
-/// The moments the flag names (seconds, at or above 0), else the link's
-/// playhead when it has one; `None` stands for the replay's end.
+/// The moments the flag names (seconds, at or above 0, counted to the ms
+/// as the link's `t=`), else the link's playhead when it has one, in ms;
+/// `None` stands for the replay's end.
 fn moments(at: Option<&str>, view: &View) -> Result<Vec<Option<f64>>, Failure> {
     let Some(at) = at else {
-        let playhead = (view.t_s > 0.0).then_some(Some(view.t_s));
+        let playhead = (view.t_ms() > 0.0).then_some(Some(view.t_ms()));
         return Ok(playhead.into_iter().chain([None]).collect());
     };
     at.split(',')
         .map(|t| {
-            // The link's own check of `t=`, so both say the same.
+            // The link's own check of `t=` and its ms, so both count at
+            // the same moment.
             let mut one = View::default();
             one.set("t", t.trim()).map_err(|e| bad("at", at, &e.allowed))?;
-            Ok(Some(one.t_s))
+            Ok(Some(one.t_ms()))
         })
         .collect()
 }
@@ -97,7 +100,7 @@ fn table(scenario: &Scenario, replays: &[Replay], moments: &[Option<f64>]) -> St
     let end = replays.iter().map(Replay::end_ms).fold(0.0, f64::max);
     let mut out = format!("replay of the first {requests} requests, answered by {:.3} s\n", end / 1000.0);
     for moment in moments {
-        let t_ms = moment.map_or(end, |t| t * 1000.0);
+        let t_ms = moment.unwrap_or(end);
         let _ =
             writeln!(out, "\nat {:.3} s{}", t_ms / 1000.0, if moment.is_none() { " (the end)" } else { "" });
         let happened: Vec<String> =

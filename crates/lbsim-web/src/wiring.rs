@@ -58,6 +58,13 @@ pub fn show_edited() {
     dom::set_hidden("edited", !edited);
     dom::set_hidden("lesson-text", edited);
     dom::set_hidden("lesson-edited", !edited);
+    // The tab and the history name the preset; a link preview, made
+    // without running the page, keeps index.html's title.
+    document().set_title(&match p {
+        Some(p) if edited => format!("lbsim: {}, edited — {}", p.id, p.title),
+        Some(p) => format!("lbsim: {} — {}", p.id, p.title),
+        None => "lbsim: custom scenario".to_string(),
+    });
 }
 
 /// Shows the preset's lesson (or hides it) and turns the latency plot to
@@ -428,9 +435,13 @@ fn wire_window() {
     on(&window(), "resize", |_| redraw_soon());
     on(&window(), "popstate", |_| follow_link());
     on(&window(), "hashchange", |_| follow_link());
-    if let Ok(Some(mq)) = window().match_media("(prefers-color-scheme: dark)") {
-        // The remapping panel's key holds the theme, so it redraws too.
-        on(&mq, "change", |_| redraw(Redraw::ALL));
+    // The remapping panel's key holds the theme, so it redraws too;
+    // printed, the plots are drawn for paper (`state::dark`), and again
+    // for the screen after.
+    for query in ["(prefers-color-scheme: dark)", "print"] {
+        if let Ok(Some(mq)) = window().match_media(query) {
+            on(&mq, "change", |_| redraw(Redraw::ALL));
+        }
     }
 }
 

@@ -43,7 +43,8 @@ pub const VIEW_KEYS: [&str; 5] = ["view", "pair", "t", "speed", "window"];
 pub struct View {
     /// The two rules side by side; none: [`default_pair`].
     pub pair: Option<[AlgorithmId; 2]>,
-    /// The playhead, in seconds of simulated time.
+    /// The playhead, in seconds of simulated time; it counts to the ms
+    /// ([`View::t_ms`]), the precision the view's clock shows.
     pub t_s: f64,
     /// Simulated seconds a second of playing shows (0.1 to 10).
     pub speed: f64,
@@ -109,21 +110,28 @@ impl View {
         Ok(())
     }
 
+    /// The playhead in whole ms, as the view and `lbsim replay --at` count
+    /// at it and a link writes it: `t=1.001` is 1001 ms (not the
+    /// 1000.999... ms that 1.001 s is in binary).
+    pub fn t_ms(&self) -> f64 {
+        libm::round(self.t_s * 1000.0)
+    }
+
     /// The window it replays of `scenario`.
     pub fn window_of(&self, scenario: &Scenario) -> u64 {
         self.window.unwrap_or_else(|| window_for(scenario))
     }
 
     /// The view's keys for a link, `&view=replay` first, then those that
-    /// differ from the defaults.
+    /// differ from the defaults; the playhead to the ms.
     pub fn encode(&self) -> String {
         let d = View::default();
         let mut out = String::from("&view=replay");
         if let Some([a, b]) = self.pair {
             out.push_str(&alloc::format!("&pair={},{}", a.id(), b.id()));
         }
-        if self.t_s != d.t_s {
-            out.push_str(&alloc::format!("&t={}", self.t_s));
+        if self.t_ms() != d.t_ms() {
+            out.push_str(&alloc::format!("&t={}", self.t_ms() / 1000.0));
         }
         if self.speed != d.speed {
             out.push_str(&alloc::format!("&speed={}", self.speed));
@@ -207,6 +215,13 @@ mod tests {
             "&view=replay&pair=round-robin,least-connections&t=12.5&speed=0.25&window=2000"
         );
         assert_eq!(View::default().encode(), "&view=replay");
+        // The playhead to the ms, read and written: a paused moment's
+        // digits are the clock's, and the ms it names is whole.
+        for (t_s, ms, key) in [(1.001, 1001.0, "&t=1.001"), (23.017_921_919_220_84, 23_018.0, "&t=23.018")] {
+            let v = View { t_s, ..View::default() };
+            assert_eq!(v.t_ms(), ms);
+            assert_eq!(v.encode(), alloc::format!("&view=replay{key}"));
+        }
         for (k, x, allowed) in [
             ("speed", "11", "a number from 0.1 to 10"),
             ("window", "20001", "a whole number from 1 to 20000"),
