@@ -82,7 +82,11 @@ fn call(root: &'static str, module: &'static str, export: &'static str, args: Ar
     };
     let done = Closure::once(move |exports: JsValue| {
         LOADED.with(|l| l.borrow_mut().push((module, exports.clone())));
-        set_text(root, "");
+        // Only the word that it could not be fetched goes: a second call
+        // made while the module loaded finds the panel already built.
+        if by_id::<web_sys::Element>(root).and_then(|r| r.text_content()).as_deref() == Some(UNREACHABLE) {
+            set_text(root, "");
+        }
         call_loaded(&exports, export, &args);
     });
     let error = Closure::once(move |_: JsValue| set_text(root, UNREACHABLE));
