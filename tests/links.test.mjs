@@ -90,7 +90,7 @@ test("a hostile link (a 200 KB names= value, 10,000 unknown keys) keeps the page
     const names = await size(`#v=1&names=${long}`);
     assert.match(names.text, /names: 'sss+…' \(and 199,920 more characters\) is not allowed/);
     const keys = await size(`#v=1&${unknown}`);
-    assert.match(keys.text, /unknown keys 'k0', 'k1', 'k2', 'k3', 'k4' and 9,995 more unknown keys ignored/);
+    assert.match(keys.text, /unknown key 'k0' ignored\n(.*\n){3}unknown key 'k4' ignored\nand 9,995 more unknown keys ignored/);
     assert.deepEqual(errors, []);
     await context.close();
   }
@@ -122,6 +122,9 @@ test("bad replay keys are said at the top with the other notices and dropped fro
   const { page, context, errors } = await open(env.browser);
   await page.goto(env.server.base + "#v=1&seed=3&view=replay&t=1e300&pair=nope,nope&window=0&colour=blue");
   await ready(page);
+  // The replay's module reads its keys once it has loaded; the keys it
+  // writes back leave the bad ones out.
+  await page.waitForFunction(() => location.hash.startsWith("#v=1&seed=3&view=replay&") && !/t=1e300|nope|window=0\b/.test(location.hash));
   const notice = page.locator("#notice");
   const text = await notice.innerText();
   for (const said of [/t: '1e300' is not allowed/, /pair: 'nope,nope' is not allowed/, /window: '0' is not allowed/, /unknown key 'colour' ignored/]) {
@@ -129,7 +132,6 @@ test("bad replay keys are said at the top with the other notices and dropped fro
   }
   const top = await notice.evaluate((n) => n.getBoundingClientRect().top + window.scrollY);
   assert.ok(top < 300, `the notice is at the top (${top} px down)`);
-  await page.waitForFunction(() => location.hash === "#v=1&seed=3&view=replay");
   assert.equal(await page.locator("#replay-panel").evaluate((d) => d.open), true, "the view still opens");
   assert.deepEqual(errors, []);
   await context.close();

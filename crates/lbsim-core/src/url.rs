@@ -131,8 +131,7 @@ pub struct Decoded {
     pub sweep: Option<Sweep>,
     /// The replay view's keys the link gives ([`VIEW_KEYS`]), as given:
     /// `view=replay` opens the view ([`replay::Keys::open`]),
-    /// [`replay::Keys::view`] reads them. Only those that read: a bad one
-    /// is a problem and left out, so a link written back drops it.
+    /// [`replay::Keys::view`] reads them.
     pub replay: Option<replay::Keys>,
     /// The theme the link chose ([`THEMES`]).
     pub theme: Option<&'static str>,
@@ -289,14 +288,13 @@ pub fn decode(link: &str) -> Decoded {
     let mut view = replay::Keys::default();
     // The keys given more than once (a set filled by insertion: collecting
     // one sorts, and a sort costs the page's first visit kilobytes).
-    let given: Vec<(String, String, bool)> = pairs(link).collect();
     let mut repeats = BTreeSet::new();
-    for (key, _, again) in &given {
-        if *again {
-            repeats.insert(key.clone());
+    for (key, _, again) in pairs(link) {
+        if again {
+            repeats.insert(key);
         }
     }
-    for (key, value, again) in given {
+    for (key, value, again) in pairs(link) {
         if repeats.contains(&key) {
             // Said once, with its first value; none of its values
             // applies. A key that is no key is said as unknown.
@@ -323,12 +321,9 @@ pub fn decode(link: &str) -> Decoded {
             continue;
         }
         if VIEW_KEYS.contains(&key.as_str()) {
-            // Kept as given when it reads (`replay::Keys::view` reads them
-            // for the view); a bad one is said with the others, here.
-            match replay::View::default().set(&key, &value) {
-                Ok(()) => view.0.push((key, value)),
-                Err(e) => problems.push(e),
-            }
+            // Kept as given, read only by `replay::Keys::view` (the page's
+            // replay says a bad one at the top and writes the rest back).
+            view.0.push((key, value));
             continue;
         }
         if key == "v" && value != VERSION {
@@ -397,36 +392,31 @@ pub fn decode(link: &str) -> Decoded {
 pub const NOTICE_LINES: usize = 8;
 
 /// The most unknown keys [`notice`] names.
-const UNKNOWN_KEYS_NAMED: usize = 5;
+const UNKNOWN_KEYS_NAMED: u64 = 5;
 
 /// What a lenient reader of a link (the page) says of its problems: one
-/// line per problem, each value cut ([`Echo`]); the unknown keys in one
-/// line, the first few named and the rest counted; and at most
-/// [`NOTICE_LINES`] lines, the rest counted, so that no link (10,000
-/// unknown keys, a 200 KB value) makes a notice longer than a screen.
+/// line per problem, each value cut ([`Echo`]); the first few unknown keys
+/// a line each and the rest counted in one; and at most [`NOTICE_LINES`]
+/// lines, the rest counted, so that no link (10,000 unknown keys, a 200 KB
+/// value) makes a notice longer than a screen.
 pub fn notice(problems: &[ScenarioError]) -> Vec<String> {
-    let unknown: Vec<&ScenarioError> = problems.iter().filter(|e| e.is_unknown_key()).collect();
-    let mut lines: Vec<String> = Vec::new();
+    let mut lines = Vec::new();
+    let mut unknown = 0;
     for e in problems {
         if !e.is_unknown_key() {
             lines.push(e.to_string());
-        } else if core::ptr::eq(e, unknown[0]) {
-            let named: Vec<String> =
-                unknown.iter().take(UNKNOWN_KEYS_NAMED).map(|e| Echo::quoted(&e.field).to_string()).collect();
-            let mut line = alloc::format!(
-                "unknown key{} {}",
-                if unknown.len() > 1 { "s" } else { "" },
-                named.join(", ")
-            );
-            if unknown.len() > UNKNOWN_KEYS_NAMED {
-                line += &alloc::format!(
-                    " and {} more unknown keys",
-                    thousands((unknown.len() - UNKNOWN_KEYS_NAMED) as u64)
-                );
-            }
-            line += " ignored";
-            lines.push(line);
+            continue;
         }
+        unknown += 1;
+        if unknown <= UNKNOWN_KEYS_NAMED {
+            lines.push(alloc::format!("unknown key {} ignored", Echo::quoted(&e.field)));
+        }
+    }
+    if unknown > UNKNOWN_KEYS_NAMED {
+        lines.push(alloc::format!(
+            "and {} more unknown keys ignored",
+            thousands(unknown - UNKNOWN_KEYS_NAMED)
+        ));
     }
     capped(lines)
 }
@@ -608,17 +598,12 @@ mod tests {
         assert!(!kept.open(), "only view=replay opens it");
         assert!(decode("#v=1&seed=3").replay.is_none());
         let bad = decode("#v=1&view=replay&speed=50&t=1e300&pair=nope,nope&window=0");
-        let said: Vec<(&str, &str)> =
-            bad.problems.iter().map(|e| (e.field.as_str(), e.value.as_str())).collect();
+        assert!(bad.problems.is_empty(), "the view reads its keys: {:?}", bad.problems);
+        let (view, errors) = bad.replay.expect("the view").view();
+        let said: Vec<(&str, &str)> = errors.iter().map(|e| (e.field.as_str(), e.value.as_str())).collect();
         assert_eq!(said, [("speed", "50"), ("t", "1e300"), ("pair", "nope,nope"), ("window", "0")]);
-        let kept = bad.replay.clone().expect("the view");
-        assert_eq!(kept.0, [("view".to_string(), "replay".to_string())], "a bad view key is left out");
-        assert_eq!(
-            encode_link(&bad.scenario, None, &bad.views()),
-            "v=1&view=replay",
-            "and dropped from the link"
-        );
-        assert_eq!(kept.view().0.speed, 1.0, "a bad value keeps its default");
+        assert_eq!(view, replay::View::default(), "a bad value keeps its default");
+        assert_eq!(view.encode(), "&view=replay", "and the keys written back drop it");
         let (_, errors) = replay::Keys(alloc::vec![("view".into(), "movie".into())]).view();
         assert_eq!(errors[0].allowed, "replay");
         assert!(apply_strict(&mut Scenario::default(), "v=1&window=0").is_err());
@@ -760,11 +745,15 @@ mod tests {
             link += &alloc::format!("&k{i}=1");
         }
         let lines = notice(&decode(&link).problems);
-        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines.len(), 8, "{lines:?}");
         assert!(lines.iter().all(|l| l.chars().count() < 400), "{lines:?}");
         assert!(lines[0].starts_with("names: 'ssss"), "{}", lines[0]);
         assert!(lines[0].contains("…' (and 199,920 more characters) is not allowed"), "{}", lines[0]);
-        assert_eq!(lines[2], "unknown keys 'k0', 'k1', 'k2', 'k3', 'k4' and 9,995 more unknown keys ignored");
+        assert_eq!(
+            lines[2..7],
+            ["'k0'", "'k1'", "'k2'", "'k3'", "'k4'"].map(|k| alloc::format!("unknown key {k} ignored"))
+        );
+        assert_eq!(lines[7], "and 9,995 more unknown keys ignored");
         assert_eq!(notice(&decode("v=1&colour=blue").problems), ["unknown key 'colour' ignored"]);
         // Every field wrong at once: the lines stop at the cap, counted.
         let all: Vec<String> = FIELDS.iter().map(|f| alloc::format!("{}=%00", f.key)).collect();

@@ -25,7 +25,7 @@ use crate::run::{self, cancel_run, confirm_run, keep_last, request_run};
 use crate::state::{with, Purpose};
 use crate::sweep;
 use crate::table::{self, Sort};
-use crate::view::{redraw, save_png, show_notice, Redraw};
+use crate::view::{add_notice, redraw, save_png, show_notice, Redraw};
 
 /// Replaces the whole scenario (a link, a preset) and runs it.
 pub fn apply(scenario: Scenario) {
@@ -342,6 +342,16 @@ fn wire_results() {
             let keys = pairs.map(|(k, v)| (k.to_string(), v.to_string())).collect();
             with(|app| app.replay = Some(lbsim_core::replay::Keys(keys)));
             schedule_url();
+        });
+        // The link's view keys the replay could not read, said at the top
+        // (the keys it wrote back leave them out).
+        on(&panel, "lbsim-key-errors", |e| {
+            let said = dom::target::<Element>(&e).and_then(|p| p.get_attribute("data-key-errors"));
+            let lines: Vec<String> = said.unwrap_or_default().lines().map(str::to_string).collect();
+            add_notice(
+                "Parts of this link's replay view were not used; they fall back to the defaults:",
+                &lines,
+            );
         });
     }
 }
