@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { useBrowser, open, ready, screenshot } from "./support/harness.mjs";
+import { useBrowser, open, ready, screenshot, assertPlotsDrawn, expectedMarks } from "./support/harness.mjs";
 
 const AXE = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const PHONE = { width: 390, height: 844, deviceScaleFactor: 3 };
@@ -100,6 +100,8 @@ test("on a phone the lesson and the first plot come first, nothing is clipped, t
     for (const id of ["cdf", "loads", "queues"]) {
       assert.ok(await titleInside(page, id), `#${id}: text runs off the canvas`);
     }
+    // Inside, and with their data drawn (a blank canvas has nothing off it).
+    await assertPlotsDrawn(page, await expectedMarks(page, ["cdf", "loads", "queues"]), { label: `phone, ${colorScheme}: ` });
     // The table scrolls on its own, keeping the algorithm column in place.
     const sticky = await page.$eval("#results tbody th", (th) => getComputedStyle(th).position);
     assert.equal(sticky, "sticky");
@@ -126,6 +128,7 @@ test("on a phone the fleet's plots keep their text inside and the events editor'
     for (const id of ["queues", "errors", "requests"]) {
       assert.ok(await titleInside(page, id), `#${id}: text runs off the canvas`);
     }
+    await assertPlotsDrawn(page, await expectedMarks(page, ["queues", "errors", "requests"]), { label: `phone, ${colorScheme}: ` });
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, "no sideways scroll");
     const small = await page.$$eval("#event-rows input, #event-rows select, #event-rows button, #add-event", (es) =>
       es.map((e) => ({ e: e.getAttribute("aria-label") ?? e.id, r: e.getBoundingClientRect() }))
@@ -133,6 +136,74 @@ test("on a phone the fleet's plots keep their text inside and the events editor'
     assert.deepEqual(small, [], "touch targets at least 24 x 24 px");
     await screenshot(page, `phone-fleet-${colorScheme}.png`, { fullPage: false });
     assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+/** What has the focus: an id, or the panel a summary folds. */
+const focused = (page) => page.evaluate(() => {
+  const a = document.activeElement;
+  if (a.tagName === "SUMMARY") return `${a.parentElement.id} summary`;
+  return a.id || a.tagName.toLowerCase();
+});
+
+/** Presses Tab until `want` has the focus; fails if the focus comes back
+ * to the page's start (the skip link, or the body) first. */
+async function tabTo(page, want) {
+  for (let presses = 1; presses <= 300; presses++) {
+    await page.keyboard.press("Tab");
+    const now = await focused(page);
+    if (now === want) return presses;
+    assert.ok(now !== "body" && !(presses > 1 && (await page.evaluate(() => document.activeElement.className)) === "skip"),
+      `Tab went around the page without reaching ${want}`);
+  }
+  assert.fail(`300 presses of Tab without reaching ${want}`);
+}
+
+/** Opens the panel whose summary has the focus with Enter, then Tab
+ * reaches its first control (`first`, built by its module on first use). */
+async function openAndEnter(page, panel, first) {
+  await page.keyboard.press("Enter");
+  assert.equal(await page.getAttribute(`#${panel}`, "open"), "", `Enter opens ${panel}`);
+  await page.waitForSelector(`#${first}`);
+  await page.keyboard.press("Tab");
+  assert.equal(await focused(page), first, `the first control of ${panel}`);
+}
+
+test("Tab reaches every panel, each panel's first control and the replay's Play, Step and scrubber, on the page and in the embeds that show them", async () => {
+  const replayReady = (page) => page.waitForFunction(() => document.getElementById("replay-view")?.dataset.state === "ready", null, { timeout: 60000 });
+  // The full page, the replay open (a link's view=replay), the others folded.
+  const { page, context, errors } = await open(env.browser, { width: 1280, height: 800, deviceScaleFactor: 1 });
+  await page.goto(env.server.base + "#v=1&preset=crash&view=replay&t=27");
+  await ready(page);
+  await replayReady(page);
+  await page.evaluate(() => document.activeElement?.blur());
+  const presses = {};
+  for (const want of ["replay-panel summary", "replay-play", "replay-step", "replay-scrub", "sweep-panel summary"]) {
+    presses[want] = await tabTo(page, want);
+  }
+  await openAndEnter(page, "sweep-panel", "sweep-param");
+  presses["remap-panel summary"] = await tabTo(page, "remap-panel summary");
+  await openAndEnter(page, "remap-panel", "remap-change");
+  presses["config-panel summary"] = await tabTo(page, "config-panel summary");
+  await openAndEnter(page, "config-panel", "config-for");
+  console.log("Tab presses, each from the one before:", JSON.stringify(presses));
+  assert.deepEqual(errors, []);
+  await context.close();
+  // Each panel an embed can show, alone.
+  for (const [path, stops] of [
+    ["?embed=1&plots=replay#v=1&preset=crash", ["replay-panel summary", "replay-play", "replay-step", "replay-scrub", "open-full"]],
+    ["?embed=1&plots=sweep#v=1&requests=3000&sweep=load=0.5..0.9:0.2", ["sweep-panel summary", "sweep-param", "sweep-run", "open-full"]],
+    ["?embed=1&plots=remap,table#v=1&servers=6", ["remap-panel summary", "remap-change", "open-full"]],
+    ["?embed=1&controls=slow-share,seed#v=1&preset=crash", ["c-slow-share", "c-seed", "open-full"]],
+  ]) {
+    const { page, context, errors } = await open(env.browser, { width: 700, height: 900, deviceScaleFactor: 1 });
+    await page.goto(env.server.base + path);
+    await ready(page);
+    if (path.includes("replay")) await replayReady(page);
+    if (path.includes("remap")) await page.waitForSelector("#remap-change");
+    for (const want of stops) await tabTo(page, want);
+    assert.deepEqual(errors, [], path);
     await context.close();
   }
 });

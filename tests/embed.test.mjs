@@ -13,7 +13,7 @@ import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { useBrowser, open, ready, screenshot, drawnShares, nativeReport, ruleIds, OUTPUT } from "./support/harness.mjs";
+import { useBrowser, open, ready, screenshot, assertPlotsDrawn, expectedMarks, nativeReport, ruleIds, copyEmbedCode, OUTPUT } from "./support/harness.mjs";
 
 const env = useBrowser();
 
@@ -37,6 +37,16 @@ let host;
 before(async () => {
   host = createServer((req, res) => {
     const url = new URL(req.url, "http://x");
+    if (url.pathname === "/snippet") {
+      // A post that holds the copied embed code alone, no script, in a
+      // column `column` px wide.
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><title>A post</title>
+<body style="margin:0;background:#fff"><article style="width:${Number(url.searchParams.get("column"))}px;margin:0 auto"><p>A blog post.</p>
+${url.searchParams.get("code")}
+<p>The end.</p></article></body></html>`);
+      return;
+    }
     const src = url.searchParams.get("src") ?? "";
     const width = Number(url.searchParams.get("width") ?? 600);
     const attr = src.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
@@ -109,6 +119,92 @@ test("an embed is as tall as its content: every preset's default within 1,600 px
     }
   }
   console.log("default embed heights (px):", JSON.stringify(heights));
+});
+
+/** Opens a post holding `code` alone in a column `column` px wide; once the
+ * embed has drawn all it shows, what its frame shows: the frame's height,
+ * the content's, the table rows cut off, and whatever is cut off without
+ * a scrollbar (the document or any box that hides its overflow). */
+async function inPost(code, column) {
+  const opened = await open(env.browser, { width: column + 40, height: 2600, deviceScaleFactor: 1 });
+  const { page } = opened;
+  await page.goto(`http://localhost:${host.address().port}/snippet?column=${column}&code=${encodeURIComponent(code)}`);
+  const frame = page.frameLocator("iframe");
+  await frame.locator("body[data-state=ready]").waitFor({ timeout: 30000 });
+  // The panels drawn by modules of their own (remapping) and a sweep.
+  await frame.locator("body").evaluate(() => new Promise((done) => {
+    const drawing = () => document.querySelector("[data-sweep=running], [data-plot]:not([hidden]) :is(#remap-root, #replay):empty");
+    const wait = () => (drawing() ? setTimeout(wait, 100) : setTimeout(done, 500));
+    wait();
+  }));
+  const seen = await frame.locator("body").evaluate(() => {
+    const html = document.documentElement;
+    // The frame's page scrolls unless its root or body hides what overflows.
+    const hides = (e, axis) => /hidden|clip/.test(getComputedStyle(e)[axis]);
+    const cut = [];
+    if (html.scrollHeight > html.clientHeight + 1 && (hides(html, "overflowY") || hides(document.body, "overflowY"))) cut.push("the page, down");
+    if (html.scrollWidth > html.clientWidth + 1) cut.push(`the page, sideways (${html.scrollWidth} in ${html.clientWidth})`);
+    for (const e of document.body.querySelectorAll("*")) {
+      if (!e.checkVisibility() || e.tagName === "CANVAS" || getComputedStyle(e).clipPath !== "none") continue;
+      const style = getComputedStyle(e);
+      for (const [axis, over] of [["overflowX", e.scrollWidth > e.clientWidth + 1], ["overflowY", e.scrollHeight > e.clientHeight + 1]]) {
+        if (over && /hidden|clip/.test(style[axis])) cut.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className} (${axis})`);
+      }
+    }
+    const rows = [...document.querySelectorAll("#results tbody tr, #remap-table tbody tr")].filter((r) => r.checkVisibility());
+    return {
+      frame: innerHeight,
+      width: innerWidth,
+      content: Math.ceil(document.body.getBoundingClientRect().height),
+      rows: rows.length,
+      rowsCut: rows.filter((r) => r.getBoundingClientRect().bottom > innerHeight + 0.5).map((r) => r.dataset.algorithm ?? r.cells[0].textContent),
+      cut,
+    };
+  });
+  return { ...opened, seen };
+}
+
+test("the copied embed code alone, no script, fits its content at the post width chosen, for every preset; at other widths nothing is cut off without a scrollbar", async () => {
+  const { page, context, errors } = await open(env.browser, { width: 1280, height: 900, deviceScaleFactor: 1 });
+  const heights = {};
+  // A sweep set up in the page rides in the embed code: its height is
+  // measured once the sweep has drawn.
+  const cases = (await presetIds()).map((id) => `#v=1&preset=${id}`).concat(["#v=1&requests=3000&sweep=load=0.5..0.9:0.2"]);
+  for (const link of cases) {
+    await page.goto(env.server.base + link);
+    await ready(page);
+    for (const width of [360, 600, 760]) {
+      const code = await copyEmbedCode(page, width);
+      const height = Number(/ height="(\d+)"/.exec(code)[1]);
+      assert.match(code, new RegExp(` width="100%" height="${height}" style="border:0;max-width:${width}px"></iframe>$`));
+      assert.doesNotMatch(code, /<script/i, "the code is the frame alone");
+      const post = await inPost(code, width);
+      const { seen } = post;
+      assert.equal(seen.width, width, `${link}: the frame is the post's width`);
+      assert.equal(seen.frame, height);
+      assert.ok(seen.rows > 0, `${link}: a table shows`);
+      assert.deepEqual(seen.rowsCut, [], `${link} at ${width} px: rows below the frame's ${height} px (content ${seen.content})`);
+      assert.ok(seen.content <= height && height - seen.content <= 40,
+        `${link} at ${width} px: a ${height} px frame for ${seen.content} px of content`);
+      assert.deepEqual(seen.cut, [], `${link} at ${width} px: cut off`);
+      assert.deepEqual(post.errors, []);
+      await post.context.close();
+      heights[`${link.slice(5)} ${width}`] = height;
+    }
+    // The code for one width in a narrower or wider column: the frame
+    // scrolls where its content is taller, and is never wider than the
+    // width it was measured at.
+    const code = await copyEmbedCode(page, 600);
+    for (const column of [360, 760]) {
+      const { seen, context: post } = await inPost(code, column);
+      assert.equal(seen.width, Math.min(column, 600));
+      assert.deepEqual(seen.cut, [], `${link}, measured at 600 px, in a ${column} px column: cut off`);
+      await post.close();
+    }
+  }
+  console.log("embed code heights (px):", JSON.stringify(heights));
+  assert.deepEqual(errors, []);
+  await context.close();
 });
 
 test("plots=cdf at 600 px is at most 1,000 px; plots=cdf,table at 360 px well under the old 4,390", async () => {
@@ -193,10 +289,11 @@ test("each preset's embed opens on the plot its lesson names in the core's table
     if (id === "scale-out") {
       assert.deepEqual(shown, ["remap"], "scale-out opens on its remapping panel");
       await page.waitForFunction(() => document.querySelectorAll("#remap-table tbody tr").length === 5);
-      const remap = (await drawnShares(page)).find((c) => c.id === "remap");
-      assert.ok(remap.share > 0.01 && remap.crisp, "the remapping plot is drawn");
+      await page.waitForFunction(() => (window.lbsimMarks.remap ?? []).length > 0);
     }
-    for (const c of await drawnShares(page)) assert.ok(c.share > 0.01 && c.crisp, `${id}: #${c.id} drawn crisp (${c.share})`);
+    // Every plot the embed shows draws its data (the list is the page's
+    // and, above, lbsim url's).
+    await assertPlotsDrawn(page, await expectedMarks(page, shown), { label: `${id}: ` });
     assert.deepEqual(errors, []);
     await context.close();
   }
@@ -206,8 +303,7 @@ test("the full page's embed code is what `lbsim url --embed` prints", async () =
   const { page, context } = await open(env.browser);
   await page.goto(env.server.base + "#v=1&preset=crash&seed=7");
   await ready(page);
-  await page.click("#copy-embed");
-  const code = await page.inputValue("#embed-code");
+  const code = await copyEmbedCode(page);
   const src = /src="([^"]+)"/.exec(code)[1].replace(/&amp;/g, "&");
   assert.equal(src, `${env.server.base}?embed=1&plots=errors,table#v=1&preset=crash&seed=7`);
   const cli = process.env.LBSIM_CLI;
@@ -217,8 +313,7 @@ test("the full page's embed code is what `lbsim url --embed` prints", async () =
   }
   await page.goto(env.server.base + "?theme=dark#v=1&zipf=1.5");
   await ready(page);
-  await page.click("#copy-embed");
-  assert.match(await page.inputValue("#embed-code"), /\?embed=1&amp;plots=cdf,table&amp;theme=dark#v=1&amp;zipf=1.5"/);
+  assert.match(await copyEmbedCode(page), /\?embed=1&amp;plots=cdf,table&amp;theme=dark#v=1&amp;zipf=1.5"/);
   await context.close();
 });
 
@@ -323,8 +418,7 @@ test("plots=sweep and plots=remap show in an embed, open and drawn", async () =>
   await ready(page);
   await page.waitForFunction(() => document.body.dataset.sweep === "ready", null, { timeout: 60000 });
   assert.equal(await page.getAttribute("#sweep-panel", "open"), "");
-  const sweep = (await drawnShares(page)).find((c) => c.id === "sweep");
-  assert.ok(sweep && sweep.share > 0.01 && sweep.crisp, "the sweep is drawn");
+  await assertPlotsDrawn(page, { sweep: await ruleIds(page) }, { label: "plots=sweep: " });
   assert.ok(await page.locator("#sweep-legend li").count() >= (await ruleIds(page)).length, "a legend row per rule");
   await page.goto(env.server.base + "?embed=1&plots=remap,table#v=1&servers=6");
   await ready(page);

@@ -4,7 +4,7 @@
 // against the native core and `lbsim run --url`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { useBrowser, open, ready, nativeReport, tableValues, shownColumns, expectedTable, drawnShares, assertDownloads, assertPresetMatchesCli } from "./support/harness.mjs";
+import { useBrowser, open, ready, nativeReport, tableValues, shownColumns, expectedTable, assertPlotsDrawn, expectedMarks, assertDownloads, assertPresetMatchesCli } from "./support/harness.mjs";
 
 const env = useBrowser();
 
@@ -35,8 +35,7 @@ test("a fleet link shows the errors column and the fleet's plots, with the numbe
   const native = nativeReport({ events: "20s:s3:fail" });
   assert.deepEqual(await tableValues(page), expectedTable(native));
   await assertDownloads(page, env.server.base + link, native);
-  const drawn = Object.fromEntries((await drawnShares(page)).map((c) => [c.id, c.share]));
-  for (const id of ["errors", "requests", "queues"]) assert.ok(drawn[id] > 0.01, `#${id} drawn (${drawn[id]})`);
+  await assertPlotsDrawn(page, await expectedMarks(page, ["errors", "requests", "queues"]));
   // Retries add their column; a scenario without events hides the fleet's plots again.
   // (A 500 is retried only when it counts as failed, as NGINX's http_500.)
   await page.locator("#health-group summary").click();

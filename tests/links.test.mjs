@@ -4,7 +4,7 @@
 // along untouched, and Copy link and Copy embed code write them out.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { useBrowser, open, ready, nativeReport, tableValues, expectedTable, assertDownloads, ruleIds, screenshot } from "./support/harness.mjs";
+import { useBrowser, open, ready, nativeReport, tableValues, expectedTable, assertDownloads, ruleIds, copyEmbedCode, screenshot } from "./support/harness.mjs";
 
 const env = useBrowser();
 
@@ -50,11 +50,12 @@ test("copy link and copy embed code give the share URL and an iframe snippet", a
   await ready(page);
   await page.click("#copy-link");
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), env.server.base + "#v=1&zipf=1.5");
-  await page.click("#copy-embed");
-  const code = await page.inputValue("#embed-code");
+  const code = await copyEmbedCode(page);
+  await page.waitForFunction(() => document.getElementById("share-status").textContent === "Embed code copied.");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code, "the code is on the clipboard");
   // No controls by default; the lesson's plot (no preset: the latency plot) and the table (docs/embedding.md#what-an-embed-shows-keys-and-defaults).
   assert.match(code, /^<iframe src="[^"]+\?embed=1&amp;plots=cdf,table#v=1&amp;zipf=1.5"/);
-  for (const part of ['title="', 'loading="lazy"', 'width="100%"']) assert.ok(code.includes(part), part);
+  for (const part of ['title="', 'loading="lazy"', 'width="100%"', 'style="border:0;max-width:680px"']) assert.ok(code.includes(part), part);
   await context.close();
 });
 

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import { join } from "node:path";
 import assert from "node:assert/strict";
-import { useBrowser, open, ready, nativeReport, cliReport, tableValues, shownColumns, expectedTable, screenshot, drawnShares, assertDownloads, assertPresetMatchesCli, OUTPUT } from "./support/harness.mjs";
+import { useBrowser, open, ready, nativeReport, cliReport, tableValues, shownColumns, expectedTable, screenshot, assertPlotsDrawn, expectedMarks, assertDownloads, assertPresetMatchesCli, OUTPUT } from "./support/harness.mjs";
 
 const PHONE = { width: 390, height: 844, deviceScaleFactor: 3 };
 const PRESETS = ["cache-locality", "remap-storm", "http2-pinning"];
@@ -77,9 +77,7 @@ test("a cache-keys=300 link shows the hit rate column and plot with the numbers 
   await page.click("#results th[data-key=hit-rate] button");
   const sorted = await page.$$eval("#results tbody td[data-key=hit-rate]", (tds) => tds.map((td) => Number(td.dataset.value)));
   assert.deepEqual(sorted, [...sorted].sort((a, b) => a - b));
-  const drawn = (await drawnShares(page)).find((c) => c.id === "hits");
-  assert.ok(drawn && drawn.share > 0.01, `the hit rate plot is drawn (${drawn?.share})`);
-  assert.ok(drawn.crisp, "at the device pixel ratio");
+  await assertPlotsDrawn(page, await expectedMarks(page, ["hits"]));
   await page.goto(env.server.base + "#v=1&seed=3");
   await ready(page);
   assert.equal(await page.locator("canvas#hits").isVisible(), false, "no hit rate plot without caches");
@@ -125,8 +123,7 @@ test("the remapping storm's hit rate plot draws in light and dark, on desktop an
       const { page, context, errors } = await open(env.browser, { colorScheme, ...size });
       await page.goto(env.server.base + "#v=1&preset=remap-storm");
       await ready(page);
-      const drawn = (await drawnShares(page)).find((c) => c.id === "hits");
-      assert.ok(drawn && drawn.share > 0.01 && drawn.crisp, `${size.name}, ${colorScheme}: the hit rate plot is drawn crisp`);
+      await assertPlotsDrawn(page, await expectedMarks(page, ["hits", "requests"]), { label: `${size.name}, ${colorScheme}: ` });
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), "no sideways scroll");
       await screenshot(page, `remap-storm-${size.name}-${colorScheme}.png`);
       const figure = join(OUTPUT, `remap-storm-hits-${size.name}-${colorScheme}.png`);

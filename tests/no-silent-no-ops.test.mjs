@@ -140,12 +140,15 @@ test("servers in the requests plot wear no rule's colour; the time axes say how 
   const widths = [];
   for (const id of ["queues", "errors"]) {
     const texts = await drawn(page, id);
-    const axis = texts.map((t) => /^time \(s\), buckets of (\d+(\.\d+)?) ms$/.exec(t)).find(Boolean);
+    const axis = texts.map((t) => /^time \(s\), buckets of ((\d+(\.\d+)?) (\u00b5s|ms|s))$/.exec(t)).find(Boolean);
     assert.ok(axis, `${id}: ${texts.join(" | ")}`);
+    // A round width (1, 2, 2.5 or 5 x 10^k), in the unit a reader uses.
+    const mantissa = Number(axis[2]) / 10 ** Math.floor(Math.log10(Number(axis[2])));
+    assert.ok([1, 2, 2.5, 5].includes(mantissa) && Number(axis[2]) < 1000, `${id}: a round bucket width (${axis[1]})`);
     widths.push(axis[1]);
   }
   assert.equal(widths[0], widths[1], "one bucket width");
-  assert.ok((await drawn(page, "errors")).includes(`errors per ${widths[0]} ms bucket`));
+  assert.ok((await drawn(page, "errors")).includes(`errors per ${widths[0]} bucket`));
   assert.deepEqual(errors, []);
   await context.close();
 });

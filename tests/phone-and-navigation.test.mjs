@@ -178,10 +178,10 @@ test("folded groups show a disclosure mark and a count; the sweep and the remapp
     await page.click('nav.jump a[href="#remap-panel"]');
     assert.equal(await page.getAttribute("#remap-panel", "open"), "");
     await page.waitForFunction(() => document.querySelectorAll("#remap-table tbody tr").length === 5);
-    assert.equal(await page.evaluate(() => document.activeElement.id), "remap-panel");
+    assert.ok(await page.evaluate(() => document.activeElement.matches("#remap-panel > summary")), "the remap-panel's summary has the focus");
     await page.click('nav.jump a[href="#sweep-panel"]');
     assert.equal(await page.getAttribute("#sweep-panel", "open"), "");
-    assert.equal(await page.evaluate(() => document.activeElement.id), "sweep-panel");
+    assert.ok(await page.evaluate(() => document.activeElement.matches("#sweep-panel > summary")), "the sweep-panel's summary has the focus");
     const top = await page.$eval("#sweep-panel", (e) => e.getBoundingClientRect().top);
     assert.ok(top >= 0 && top < DESKTOP.height / 2, `the sweep is in view (${top})`);
     assert.equal(new URL(page.url()).hash, hash, "in-page links leave the scenario alone");
@@ -214,7 +214,8 @@ test("an edited preset says so: the picker says edited, the lesson steps aside t
     assert.equal(await page.locator("#lesson-changed").innerText(),
       "You changed servers, slow share, Zipf s; the lesson was for the preset.");
     const line = await place(page, "#lesson-edited");
-    assert.ok(line.shown && line.height <= (name === "phone" ? 80 : 40), `one line beside its button (${line.height} px)`);
+    // On a phone the text takes two lines over its 44 px button.
+    assert.ok(line.shown && line.height <= (name === "phone" ? 96 : 40), `one line beside its button (${line.height} px)`);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, `edited-${name}-${colorScheme}.png`, { fullPage: false });
     // Back to the preset: its scenario, its lesson, its numbers.
@@ -386,4 +387,92 @@ test("screenshots: the full page at 1280x800 and 390x844, light and dark", async
       await context.close();
     }
   }
+});
+
+const TOUCH_PHONE = { ...PHONE, hasTouch: true };
+
+test("on a touch phone every target is at least 44 x 44 px (WCAG 2.5.5), every panel open; links in running text are exempt", async () => {
+  for (const colorScheme of ["light", "dark"]) {
+    const { page, context, errors } = await open(env.browser, { colorScheme, ...TOUCH_PHONE });
+    await page.goto(env.server.base + "#v=1&preset=crash&view=replay&t=27");
+    await ready(page);
+    assert.ok(await page.evaluate(() => matchMedia("(pointer: coarse)").matches), "a coarse pointer");
+    // Every folded group and panel open, their modules' controls built,
+    // and the embed code with its script shown.
+    for (const summary of await page.$$("details:not([open]) > summary")) {
+      if (await summary.isVisible()) await summary.click();
+    }
+    await page.waitForSelector("#remap-change");
+    await page.waitForSelector("#config-for");
+    await page.waitForFunction(() => document.getElementById("replay-view")?.dataset.state === "ready", null, { timeout: 60000 });
+    await page.click("#copy-embed");
+    await page.waitForSelector("#embed-script");
+    const { small, count } = await page.evaluate(() => {
+      // A link inside running text: its parent holds words of its own.
+      const inText = (a) => a.tagName === "A" && [...a.parentElement.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      const targets = [...document.querySelectorAll("a[href], button, select, input, textarea, summary, [tabindex='0']")]
+        .filter((e) => e.checkVisibility() && !inText(e));
+      const small = targets.map((e) => {
+        // A box or a radio is hit through its label.
+        const r = (/checkbox|radio/.test(e.type) ? e.closest("label") ?? e : e).getBoundingClientRect();
+        return { e: `${e.tagName.toLowerCase()} ${e.id || e.name || e.getAttribute("aria-label") || e.textContent.trim().slice(0, 24)}`, w: r.width, h: r.height };
+      }).filter((t) => t.w < 44 - 0.01 || t.h < 44 - 0.01).map((t) => `${t.e} ${t.w.toFixed(1)}x${t.h.toFixed(1)}`);
+      return { small, count: targets.length };
+    });
+    console.log(`touch phone (${colorScheme}): ${count} targets, ${small.length} under 44 px`);
+    assert.ok(count > 120, `the targets counted (${count})`);
+    assert.deepEqual(small, [], "targets under 44 x 44 px");
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, "no sideways scroll");
+    await page.locator("#controls").scrollIntoViewIfNeeded();
+    await screenshot(page, `touch-phone-controls-${colorScheme}.png`, { fullPage: false });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test("on a phone an edit at the controls shows the run's status there, and a way back to the results", async () => {
+  const { page, context, errors } = await open(env.browser, TOUCH_PHONE);
+  // Many servers and users alike, so that 1,000,000 requests ask first
+  // (long-runs.test.mjs).
+  await page.goto(env.server.base + "#v=1&servers=1024&users=1000000&zipf=0");
+  await ready(page);
+  /** Whether the element is whole on the screen now, and on top there. */
+  const onScreen = (selector) => page.$eval(selector, (e) => {
+    const r = e.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return e.checkVisibility({ visibilityProperty: true }) && r.top >= 0 && r.bottom <= innerHeight && r.height > 0 && e.contains(hit);
+  });
+  await page.click('nav.jump a[href="#controls"]');
+  const seed = page.locator("input[name=seed]");
+  await seed.scrollIntoViewIfNeeded();
+  assert.equal(await onScreen("#cdf"), false, "the plots are off the screen");
+  // A run long enough to ask first: the question is on the screen.
+  const requests = page.locator("input[name=requests]");
+  await requests.scrollIntoViewIfNeeded();
+  await requests.fill("1000000");
+  await requests.press("Enter");
+  await page.waitForSelector("#confirm:not([hidden])");
+  assert.ok(await onScreen("#confirm"), "the question about a long run is on the screen");
+  await page.click("#confirm-keep");
+  assert.equal(await page.locator("#status-text").innerText(), "Not run: the plots show the last result.");
+  assert.ok(await onScreen("#status-text"), "and so is what came of it");
+  // An ordinary edit: the bar with the preset and the run's status stays
+  // on the screen, with the way back.
+  await requests.fill("20000");
+  await requests.press("Enter");
+  await ready(page);
+  let run = await page.getAttribute("body", "data-run-id");
+  await seed.scrollIntoViewIfNeeded();
+  await seed.fill("7");
+  await seed.press("Enter");
+  await page.waitForFunction((r) => document.body.dataset.runId !== r && document.body.dataset.state === "ready", run);
+  for (const part of ["#status", "#preset", ".to-results"]) assert.ok(await onScreen(part), `${part} is on the screen`);
+  assert.ok(await onScreen("#controls .control[data-key=seed]"), "the control edited is not covered");
+  await screenshot(page, "phone-edit-at-the-controls.png", { fullPage: false });
+  await page.click(".to-results");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "plots");
+  await page.waitForFunction(() => { const r = document.getElementById("cdf").getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight / 2; });
+  assert.ok(await onScreen("#cdf-tools"), "back at the results");
+  assert.deepEqual(errors, []);
+  await context.close();
 });

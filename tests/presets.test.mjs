@@ -3,7 +3,7 @@
 // preset opens its lesson and the view it is read in.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { useBrowser, open, ready, cliReport, tableValues, expectedTable, screenshot } from "./support/harness.mjs";
+import { useBrowser, open, ready, cliReport, tableValues, expectedTable, screenshot, copyEmbedCode } from "./support/harness.mjs";
 
 const env = useBrowser();
 
@@ -28,8 +28,7 @@ test("preset= is a link key: the lesson opens, edits are keys over it, the CLI g
   assert.ok(link.endsWith("#v=1&preset=degraded&seed=7"), link);
   const cli = cliReport(link);
   if (cli) assert.deepEqual(await tableValues(page), expectedTable(cli), "lbsim run --url reads the preset too");
-  await page.click("#copy-embed");
-  assert.match(await page.inputValue("#embed-code"), /#v=1&amp;preset=degraded&amp;seed=7/);
+  assert.match(await copyEmbedCode(page), /#v=1&amp;preset=degraded&amp;seed=7/);
   // "custom" drops the preset from the link and keeps the numbers.
   await page.selectOption("select[name=preset]", "");
   await page.waitForFunction(() => !location.hash.includes("preset="));

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
-import { useBrowser, open, ready, screenshot, drawnShares, ruleIds } from "./support/harness.mjs";
+import { useBrowser, open, ready, screenshot, assertPlotsDrawn, marks, ruleIds } from "./support/harness.mjs";
 
 const env = useBrowser();
 
@@ -15,8 +15,9 @@ test("the sweep view draws every rule across a range, from the link, and equals 
   await ready(page);
   await page.waitForFunction(() => document.body.dataset.sweep === "ready", null, { timeout: 60000 });
   assert.equal(await page.getAttribute("#sweep-panel", "open"), "", "a link's sweep opens the panel");
-  const drawn = (await drawnShares(page)).find((c) => c.id === "sweep");
-  assert.ok(drawn.share > 0.01 && drawn.crisp, `the sweep plot looks empty (${drawn.share})`);
+  await assertPlotsDrawn(page, { sweep: await ruleIds(page) });
+  // A line per rule through its figure at each swept value (p99 in ms).
+  for (const m of await marks(page, "sweep")) assert.deepEqual(m.points.map((p) => p[0]), [0.5, 0.7, 0.9], `${m.name}: a point per value`);
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-csv")]);
   const csv = await readFile(await download.path(), "utf8");
   assert.equal(csv.trim().split("\n").length, 1 + 3 * (await ruleIds(page)).length, "a header, then a row per value and rule");

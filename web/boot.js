@@ -56,6 +56,17 @@ window.lbsimLazy = (name) => {
   return modules[name];
 };
 
+// After the first result is drawn, web/offline.js registers the service
+// worker that lets a revisit work offline: a first visit's loading
+// carries neither.
+function whenFirstDrawn() {
+  new MutationObserver((_, observer) => {
+    if (document.body.dataset.state !== "ready") return;
+    observer.disconnect();
+    import("./offline.js").catch(() => {});
+  }).observe(document.body, { attributes: true });
+}
+
 // The first worker starts at once; the module follows when compiled.
 const compiled = compile();
 try {
@@ -83,6 +94,7 @@ try {
   }
   bindings.start_page();
   watchGlossary();
+  whenFirstDrawn();
 } catch (e) {
   // The page's own code could not start: say so where the notices go.
   const notice = document.getElementById("notice");

@@ -16,22 +16,36 @@
 // - Writes the subresource integrity hashes of index.html again for the
 //   files it changed, since the browser refuses a file whose hash differs,
 //   and the version of the modules fetched on first use (`data-lbsim-lazy`, web/boot.js).
+// - Writes the service worker's version (`data-lbsim-offline`, web/boot.js
+//   and web/sw.js): a hash of every file but index.html, so that a new
+//   build installs a new worker and drops the old cache.
+// - Given the public URL (`--public-url https://example.org/lbsim/`), writes
+//   the link previews' image tags (web/previews.mjs). Without it the
+//   preview has its title and description only.
 //
-//   node web/finish.mjs DIST
+//   node web/finish.mjs DIST [--public-url URL]
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { minify } from "terser";
+import { publicUrl, withPreviewImage } from "./previews.mjs";
 
 const wasmOpt = createRequire(import.meta.url).resolve("binaryen/bin/wasm-opt");
 // What rustc emits for wasm32-unknown-unknown (with +simd128, .cargo/config.toml).
 const FEATURES = ["simd", "bulk-memory", "nontrapping-float-to-int", "sign-ext", "mutable-globals", "reference-types", "multivalue"];
 
-const dist = process.argv[2];
-if (!dist) {
-  console.error("usage: node web/finish.mjs DIST");
+const [dist, ...options] = process.argv.slice(2);
+const usage = "usage: node web/finish.mjs DIST [--public-url URL]";
+if (!dist || (options.length !== 0 && (options.length !== 2 || options[0] !== "--public-url"))) {
+  console.error(usage);
+  process.exit(2);
+}
+
+const site = options.length === 2 ? publicUrl(options[1]) : null;
+if (site?.error) {
+  console.error(site.error);
   process.exit(2);
 }
 
@@ -102,6 +116,24 @@ if (missing.length > 0) {
 }
 const version = createHash("sha256");
 for (const f of lazyFiles) version.update(readFileSync(f));
-const versioned = updated.replace(/<script\b(?=[^>]*data-lbsim-js)/, `<script data-lbsim-lazy="?v=${version.digest("hex").slice(0, 16)}"`);
-writeFileSync(indexPath, versioned);
-console.log(`finished ${dist}: JavaScript minified, wasm optimized for size and its names dropped, ${rewritten} integrity hashes written`);
+// The service worker's version: every file the page may fetch (index.html
+// itself changes whenever one of its hashed names does, and is fetched
+// from the network first).
+const build = createHash("sha256");
+for (const f of readdirSync(dist).filter((f) => f !== "index.html").sort()) build.update(f).update(readFileSync(join(dist, f)));
+const versioned = updated.replace(
+  /<script\b(?=[^>]*data-lbsim-js)/,
+  `<script data-lbsim-lazy="?v=${version.digest("hex").slice(0, 16)}" data-lbsim-offline="?v=${build.digest("hex").slice(0, 16)}"`,
+);
+let previewed = versioned;
+if (site) {
+  try {
+    previewed = withPreviewImage(versioned, site.url, readFileSync(join(dist, "screenshot.png")));
+  } catch (e) {
+    console.error(`${indexPath}: ${e.message}`);
+    process.exit(1);
+  }
+}
+writeFileSync(indexPath, previewed);
+const preview = site ? `link previews with their image at ${site.url}` : "link previews without an image (no public URL given)";
+console.log(`finished ${dist}: JavaScript minified, wasm optimized for size and its names dropped, ${rewritten} integrity hashes written, ${preview}`);

@@ -52,9 +52,17 @@ Source followed, line by line (nginx tag `release-1.22.1`):
   wraps to the first. On an idle pool with distinct server names that
   point's server is the peer.
 
-Real NGINX 1.22 (nginx-light) gives the first points (10773370, 1),
-(18170467, 0), (26718565, 2) for the pool below; the script asserts them,
-so a misreading of the source cannot pass.
+The first three points for the pool below, (10773370, 1), (18170467, 0),
+(26718565, 2), are pinned here (`FIRST_POINTS`) and in `builder.rs`'s
+test: they are this reading's own output, kept so that a change to the
+script or to lbsim's ring shows. A running NGINX does not expose its ring,
+so no point was read out of one. What holds the reading to the real
+program is `cargo xtask conformance` (docs/testing.md, "Held to the real
+balancers"): the real NGINX 1.22 (Debian's nginx-light) with `hash
+$arg_user consistent` over 4, 5 and 7 loopback servers (weights
+2,1,1,3,1,1,1) must send each of user-1..2000 to the server `lbsim trace`
+predicts from lbsim's ring, which `nginx_ring_matches_the_oracle.rs` holds
+to this script point for point.
 """
 
 import sys
@@ -63,7 +71,7 @@ import zlib
 # The pool of `crates/lbsim-core/src/balancer/builder.rs`'s tests, with
 # its weights 1, 2, 1.
 POOL = [("10.0.0.1:8080", 1), ("10.0.0.2:8080", 2), ("10.0.0.3:80", 1)]
-REAL_NGINX_FIRST_POINTS = [(10773370, 1), (18170467, 0), (26718565, 2)]
+FIRST_POINTS = [(10773370, 1), (18170467, 0), (26718565, 2)]
 KEYS = 1000
 
 
@@ -163,7 +171,7 @@ def main():
     # conventions): a second check that the table is read correctly.
     assert ngx_crc32_long(b"foo") == zlib.crc32(b"foo") == 2356372769
     raw, points = init_chash(POOL)
-    assert points[:3] == REAL_NGINX_FIRST_POINTS, points[:3]
+    assert points[:3] == FIRST_POINTS, points[:3]
     out = sys.stdout
     out.write("# NGINX 1.22 hash $key consistent, from tests/oracles/nginx_chash.py\n")
     out.write("# pool: " + " ".join(f"{n}*{w}" for n, w in POOL) + "\n")

@@ -35,10 +35,12 @@ pub fn config(args: &ConfigArgs) -> Result<(), Failure> {
         args.program.trim().parse().map_err(|()| bad("for", &args.program, ids(&Program::ALL)))?;
     let scenario = args.sources.scenario()?;
     let rule = match (&args.algorithm, scenario.rules().as_slice()) {
-        (Some(text), _) => text.trim().parse().map_err(|()| {
-            let ids: Vec<&str> = AlgorithmId::ALL.iter().map(|a| a.id()).collect();
-            bad("algorithm", text, ids.join(", "))
-        })?,
+        (Some(text), rules) => {
+            text.trim().parse().ok().filter(|rule: &AlgorithmId| rules.contains(rule)).ok_or_else(|| {
+                let ids: Vec<&str> = rules.iter().map(|a| a.id()).collect();
+                bad("algorithm", text, format!("one of the scenario's rules: {}", ids.join(", ")))
+            })?
+        }
         (None, [one]) => *one,
         (None, _) => {
             return Err(bad(
@@ -59,9 +61,9 @@ pub fn config(args: &ConfigArgs) -> Result<(), Failure> {
     };
     let key = match &args.key {
         None => Key::Arg("user".into()),
-        Some(text) => Key::parse(text.trim())
-            .ok_or_else(|| bad("key", text, "arg:NAME or header:NAME, NAME of letters, digits, - and _"))?,
+        Some(text) => Key::parse(text.trim()).map_err(|why| bad("key", text, why))?,
     };
     let request = Request { program, rule, full: args.full, key, port };
+    config::check(&scenario, &request).map_err(|(field, value, why)| bad(field, &value, why))?;
     print(&config::write(&scenario, &request))
 }

@@ -76,7 +76,7 @@ enum Command {
     /// requests, every rule) took 56 s of CPU and 660 MB; the default one
     /// a fraction of a second. Rules run side by side only while their
     /// memory fits 1 GiB, so the peak does not grow with the cores (the
-    /// largest run with events: 802 MB at 2 and at 16 threads); a machine
+    /// largest run with events: 802 MB resident at 2 and at 16 threads); a machine
     /// that cannot give a run's peak refuses it with exit status 2. On a
     /// terminal, long runs show a progress bar on stderr.
     #[command(allow_hyphen_values = true)]

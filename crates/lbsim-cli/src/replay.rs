@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
-use lbsim_core::replay::{self, default_pair, Counters, Replay, View};
+use lbsim_core::replay::{self, check_pair, default_pair, Counters, Replay, View};
 use lbsim_core::{url, Scenario};
 
 use crate::flags::Sources;
@@ -24,7 +24,8 @@ pub enum ReplayFormat {
 pub struct ReplayArgs {
     #[command(flatten)]
     pub sources: Sources,
-    /// The two rules side by side, comma-separated; without it, the --url
+    /// Two of the scenario's rules side by side, comma-separated (a one-rule
+    /// scenario's rule and round robin too); without it, the --url
     /// link's pair=, else the first two the preset's lesson compares, else
     /// the scenario's first two (one rule beside round robin)
     #[arg(long, value_name = "A,B")]
@@ -34,8 +35,9 @@ pub struct ReplayArgs {
     /// past the last one
     #[arg(long, value_name = "N")]
     pub window: Option<String>,
-    /// Moments to count at, in seconds of simulated time, comma-separated;
-    /// without it, the link's t= (when set) and the end of the replay
+    /// Moments to count at, in seconds of simulated time to the ms,
+    /// comma-separated; without it, the link's t= (when set) and the end of
+    /// the replay
     #[arg(long, value_name = "T,...")]
     pub at: Option<String>,
     /// Output format
@@ -59,6 +61,9 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
         }
     }
     let moments = moments(args.at.as_deref(), &view)?;
+    if let Some(named) = view.pair {
+        check_pair(&scenario, named)?;
+    }
     let pair = view.pair.unwrap_or_else(|| default_pair(&scenario, preset));
     let window = view.window_of(&scenario);
     if scenario.requests > window {
@@ -72,19 +77,21 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
     print(&text)
 }
 
-/// The moments the flag names (seconds, at or above 0), else the link's
-/// playhead when it has one; `None` stands for the replay's end.
+/// The moments the flag names (seconds, at or above 0, counted to the ms
+/// as the link's `t=`), else the link's playhead when it has one, in ms;
+/// `None` stands for the replay's end.
 fn moments(at: Option<&str>, view: &View) -> Result<Vec<Option<f64>>, Failure> {
     let Some(at) = at else {
-        let playhead = (view.t_s > 0.0).then_some(Some(view.t_s));
+        let playhead = (view.t_ms() > 0.0).then_some(Some(view.t_ms()));
         return Ok(playhead.into_iter().chain([None]).collect());
     };
     at.split(',')
         .map(|t| {
-            // The link's own check of `t=`, so both say the same.
+            // The link's own check of `t=` and its ms, so both count at
+            // the same moment.
             let mut one = View::default();
             one.set("t", t.trim()).map_err(|e| bad("at", at, &e.allowed))?;
-            Ok(Some(one.t_s))
+            Ok(Some(one.t_ms()))
         })
         .collect()
 }
@@ -97,7 +104,7 @@ fn table(scenario: &Scenario, replays: &[Replay], moments: &[Option<f64>]) -> St
     let end = replays.iter().map(Replay::end_ms).fold(0.0, f64::max);
     let mut out = format!("replay of the first {requests} requests, answered by {:.3} s\n", end / 1000.0);
     for moment in moments {
-        let t_ms = moment.map_or(end, |t| t * 1000.0);
+        let t_ms = moment.unwrap_or(end);
         let _ =
             writeln!(out, "\nat {:.3} s{}", t_ms / 1000.0, if moment.is_none() { " (the end)" } else { "" });
         let happened: Vec<String> =

@@ -76,13 +76,17 @@ pub fn within_memory<T: Send>(
             if threads == 1 { "one rule".to_string() } else { format!("{threads} rules or values") }
         ))
     };
-    let mut probe: Vec<u8> = Vec::new();
-    probe.try_reserve_exact(usize::try_from(peak).map_err(|_| refused())?).map_err(|_| refused())?;
-    drop(probe);
+    // The threads first, each having allocated once: their stacks and the
+    // allocator's arenas they open (tens of MB of address space each) are
+    // then taken before the reservation is made, not during the run.
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads as usize)
         .build()
         .map_err(|e| Failure::Input(format!("threads: {e}")))?;
+    pool.broadcast(|_| drop(std::hint::black_box(vec![0u8; 64])));
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(usize::try_from(peak).map_err(|_| refused())?).map_err(|_| refused())?;
+    drop(probe);
     Ok(pool.install(work))
 }
 

@@ -20,7 +20,7 @@ use crate::balancer::builder::Builder;
 use crate::balancer::row::{Envoy, Haproxy, Nginx};
 use crate::balancer::AlgorithmId;
 use crate::hash::HashFn;
-use crate::scenario::{CheckKind, Expression, InConfig, Scenario, FIELDS, IN_CONFIG};
+use crate::scenario::{CheckKind, Expression, InConfig, Layer, Scenario, FIELDS, IN_CONFIG};
 
 /// The programs a scenario can be written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,17 +72,36 @@ pub enum Key {
     Header(String),
 }
 
+/// The longest key name taken: NGINX reads a directive's parameter into a
+/// 4 KiB buffer ("too long parameter" beyond), and a key this long is
+/// already far from any real argument or header.
+pub const MAX_KEY_NAME: usize = 256;
+
 impl Key {
     /// Reads `arg:NAME` or `header:NAME` (NAME of letters, digits, `-`
-    /// and `_`).
-    pub fn parse(text: &str) -> Option<Key> {
-        let (kind, name) = text.split_once(':')?;
-        let fine =
-            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    /// and `_`, at most [`MAX_KEY_NAME`]); the reason when it cannot.
+    pub fn parse(text: &str) -> Result<Key, String> {
+        let (kind, name) = text.split_once(':').ok_or_else(|| String::from("arg:NAME or header:NAME"))?;
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return Err("arg:NAME or header:NAME, NAME of letters, digits, - and _".into());
+        }
+        if name.len() > MAX_KEY_NAME {
+            return Err(format!("a NAME of at most {MAX_KEY_NAME} characters"));
+        }
         match kind {
-            "arg" if fine => Some(Key::Arg(name.to_string())),
-            "header" if fine => Some(Key::Header(name.to_string())),
-            _ => None,
+            "arg" => Ok(Key::Arg(name.to_string())),
+            "header" => Ok(Key::Header(name.to_string())),
+            _ => Err("arg:NAME or header:NAME".into()),
+        }
+    }
+
+    /// The NGINX variable that reads the key whole: `$arg_NAME`, or
+    /// `$http_NAME` with the header's name lowercased and `-` as `_`, as
+    /// NGINX names header variables.
+    fn nginx_variable(&self) -> String {
+        match self {
+            Key::Arg(name) => format!("$arg_{name}"),
+            Key::Header(name) => format!("$http_{}", name.to_ascii_lowercase().replace('-', "_")),
         }
     }
 }
@@ -103,21 +122,68 @@ pub struct Request {
     pub port: u16,
 }
 
-/// The servers' addresses, and the comment a renamed one carries.
-fn addresses(scenario: &Scenario) -> Vec<(String, Option<String>)> {
-    (0..scenario.servers as usize)
-        .map(|i| {
-            let name = scenario.server_name(i);
-            let is_address = name.rsplit_once(':').is_some_and(|(host, port)| {
-                !host.is_empty() && !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
-            });
-            if is_address {
-                (name, None)
-            } else {
-                (format!("127.0.0.1:{}", 8081 + i), Some(name))
+/// The servers' addresses, and the comment a renamed one carries. A name
+/// with a colon is an address (the name grammar, docs/cli.md#server-names-and-keys,
+/// allows a colon only there); the others take `127.0.0.1:8081`, ...,
+/// passing over the ports the given addresses and the listening `port`
+/// take, so no two servers share an address and the balancer is never its
+/// own backend.
+fn addresses(scenario: &Scenario, port: u16) -> Vec<(String, Option<String>)> {
+    let names: Vec<String> = (0..scenario.servers as usize).map(|i| scenario.server_name(i)).collect();
+    let taken = |p: u32| p == u32::from(port) || names.iter().any(|n| is_local(n, p));
+    let mut next = 8081u32;
+    names
+        .iter()
+        .map(|name| {
+            if name.contains(':') {
+                return (name.clone(), None);
             }
+            while taken(next) {
+                next += 1;
+            }
+            next += 1;
+            (format!("127.0.0.1:{}", next - 1), Some(name.clone()))
         })
         .collect()
+}
+
+/// Whether the address `name` is this machine's port `port`.
+fn is_local(name: &str, port: u32) -> bool {
+    name.rsplit_once(':').is_some_and(|(host, p)| {
+        matches!(host, "127.0.0.1" | "localhost" | "0.0.0.0" | "[::1]" | "[::]") && p.parse() == Ok(port)
+    })
+}
+
+/// What the scenario and the request ask that the balancer would read
+/// otherwise, as `(field, value, why)`: the config is refused rather than
+/// written to route elsewhere than lbsim predicts.
+pub fn check(scenario: &Scenario, request: &Request) -> Result<(), (&'static str, String, String)> {
+    if request.program == Program::Nginx {
+        if let Key::Arg(name) = &request.key {
+            if name.contains('-') {
+                return Err((
+                    "key",
+                    format!("arg:{name}"),
+                    format!(
+                        "NGINX reads $arg_{name} as the variable up to the first - and the rest as text, so every \
+                         request would hash alike; name the argument with letters, digits and _ (HAProxy and \
+                         Envoy take it as it is)"
+                    ),
+                ));
+            }
+        }
+    }
+    if request.full {
+        let names: Vec<String> = (0..scenario.servers as usize).map(|i| scenario.server_name(i)).collect();
+        if let Some(name) = names.iter().find(|n| is_local(n, u32::from(request.port))) {
+            return Err((
+                "port",
+                request.port.to_string(),
+                format!("a port no server has: {name} is a server, so the balancer would send to itself"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Milliseconds as NGINX and HAProxy write a time: `10s` when whole
@@ -128,6 +194,25 @@ fn time(ms: u32) -> String {
     } else {
         format!("{ms}ms")
     }
+}
+
+/// Milliseconds as protobuf's JSON mapping writes a `Duration`, which
+/// Envoy's YAML takes: seconds with up to three decimals, `1.5s`.
+fn duration(ms: u32) -> String {
+    let (whole, part) = (ms / 1000, ms % 1000);
+    if part == 0 {
+        format!("{whole}s")
+    } else {
+        let decimals = format!("{part:03}");
+        format!("{whole}.{}s", decimals.trim_end_matches('0'))
+    }
+}
+
+/// A string as a YAML double-quoted scalar, so that no YAML 1.1 reader
+/// takes it for a number, a boolean or null (`0x10`, `yes`, `null`,
+/// `.inf`); names hold no quote or backslash (the name grammar).
+fn quoted(text: &str) -> String {
+    format!("\"{text}\"")
 }
 
 /// The configuration `request` asks for.
@@ -166,7 +251,7 @@ fn unexpressed(scenario: &Scenario, program: Program, rule: AlgorithmId) -> Vec<
             out.push(note.to_string());
         }
     }
-    if addresses(scenario).iter().any(|(_, renamed)| renamed.is_some()) {
+    if (0..scenario.servers as usize).any(|i| !scenario.server_name(i).contains(':')) {
         out.push(
             "servers not named as addresses are written as 127.0.0.1:8081..; a hashing balancer hashes those, \
              so name them as your config does (--names) for lbsim's prediction to hold"
@@ -180,10 +265,7 @@ fn unexpressed(scenario: &Scenario, program: Program, rule: AlgorithmId) -> Vec<
 }
 
 fn nginx(scenario: &Scenario, request: &Request) -> String {
-    let key = match &request.key {
-        Key::Arg(name) => format!("$arg_{name}"),
-        Key::Header(name) => format!("$http_{}", name.to_ascii_lowercase().replace('-', "_")),
-    };
+    let key = request.key.nginx_variable();
     let mut notes = unexpressed(scenario, Program::Nginx, request.rule);
     let directive = match request.rule.in_programs().nginx {
         Some(Nginx::RoundRobin) => String::new(),
@@ -220,7 +302,7 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
     if !directive.is_empty() {
         let _ = writeln!(block, "    {directive}");
     }
-    for (i, (address, renamed)) in addresses(scenario).iter().enumerate() {
+    for (i, (address, renamed)) in addresses(scenario, request.port).iter().enumerate() {
         let mut line = format!("    server {address}");
         if scenario.weight(i) != 1 {
             let _ = write!(line, " weight={}", scenario.weight(i));
@@ -245,8 +327,16 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
     if scenario.count_5xx {
         next += " http_500";
     }
+    // NGINX drops a header whose name has `_` unless told otherwise, and
+    // the key would be empty (NGINX's hash then falls back to round robin).
+    let underscores = match &request.key {
+        Key::Header(name) if name.contains('_') && nginx_hashes(request.rule) => {
+            "        underscores_in_headers on;\n"
+        }
+        _ => "",
+    };
     let location = format!(
-        "        location / {{\n            proxy_pass http://lbsim;\n            proxy_next_upstream {next};\n            \
+        "{underscores}        location / {{\n            proxy_pass http://lbsim;\n            proxy_next_upstream {next};\n            \
          proxy_next_upstream_tries {};\n        }}\n",
         scenario.retries + 1
     );
@@ -262,6 +352,11 @@ fn nginx(scenario: &Scenario, request: &Request) -> String {
          listen 127.0.0.1:{port};\n{location}    }}\n}}\n",
         port = request.port
     )
+}
+
+/// Whether NGINX's directive for `rule` reads the key.
+fn nginx_hashes(rule: AlgorithmId) -> bool {
+    matches!(rule.in_programs().nginx, Some(Nginx::Hash | Nginx::HashConsistent))
 }
 
 fn haproxy(scenario: &Scenario, request: &Request) -> String {
@@ -296,6 +391,19 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
             ("roundrobin".into(), None)
         }
     };
+    // Layer 4 is HAProxy's mode tcp, where no query argument or header is
+    // read: a hashing balance hashes the client's address instead.
+    let layer4 = scenario.layer == Layer::L4;
+    let balance = if layer4 && hashing.is_some() {
+        notes.push(
+            "layer 4: mode tcp reads no query argument or header, so the client's address is hashed \
+             (balance source), not the user's key lbsim hashes"
+                .into(),
+        );
+        "source".into()
+    } else {
+        balance
+    };
     let mut block = String::from("backend lbsim\n");
     for note in &notes {
         let _ = writeln!(block, "    # {note}");
@@ -306,15 +414,28 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
     }
     if scenario.retries > 0 {
         let _ = writeln!(block, "    retries {}\n    option redispatch", scenario.retries);
-        if scenario.count_5xx {
+        if scenario.count_5xx && !layer4 {
             let _ = writeln!(block, "    retry-on conn-failure empty-response 500");
         }
     }
     if scenario.check_ms > 0 && scenario.check == CheckKind::Http {
         let _ = writeln!(block, "    option httpchk GET /");
     }
-    for (i, (address, renamed)) in addresses(scenario).iter().enumerate() {
-        let name = renamed.clone().unwrap_or_else(|| format!("s{}", i + 1));
+    let servers = addresses(scenario, request.port);
+    // Renamed servers keep their names; an address takes `s{i}`, or
+    // `server{i}` when another server is named so: HAProxy refuses two
+    // servers of one name.
+    let own: Vec<&String> = servers.iter().filter_map(|(_, renamed)| renamed.as_ref()).collect();
+    let mut taken: Vec<String> = Vec::new();
+    for (i, (address, renamed)) in servers.iter().enumerate() {
+        let name = match renamed {
+            Some(name) => name.clone(),
+            None => [format!("s{}", i + 1), format!("server{}", i + 1)]
+                .into_iter()
+                .find(|n| !own.contains(&n) && !taken.contains(n))
+                .unwrap_or_else(|| format!("server{}-{}", i + 1, taken.len())),
+        };
+        taken.push(name.clone());
         let mut line = format!("    server {name} {address} weight {}", scenario.weight(i).min(256));
         if scenario.check_ms > 0 {
             let _ = write!(
@@ -336,9 +457,10 @@ fn haproxy(scenario: &Scenario, request: &Request) -> String {
     }
     format!(
         "# lbsim config --for haproxy --full: listening on 127.0.0.1:{port}\nglobal\n    nbthread 1\n\n\
-         defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n\n\
+         defaults\n    mode {mode}\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n\n\
          frontend lbsim_front\n    bind 127.0.0.1:{port}\n    default_backend lbsim\n\n{block}",
-        port = request.port
+        port = request.port,
+        mode = if layer4 { "tcp" } else { "http" }
     )
 }
 
@@ -362,8 +484,8 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
     }
     if matches!(policy, "RING_HASH" | "MAGLEV") {
         let key = match &request.key {
-            Key::Arg(name) => format!("query_parameter: {{ name: {name} }}"),
-            Key::Header(name) => format!("header: {{ header_name: {name} }}"),
+            Key::Arg(name) => format!("query_parameter: {{ name: {} }}", quoted(name)),
+            Key::Header(name) => format!("header: {{ header_name: {} }}", quoted(name)),
         };
         let _ = writeln!(out, "# the route hashes on the key: hash_policy: [ {{ {key} }} ]");
     }
@@ -373,7 +495,21 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
             "# lbsim predicts Envoy's picks with builder=envoy (--builder envoy; round robin up to Envoy's random start)"
         );
     }
-    let _ = writeln!(out, "name: lbsim\nconnect_timeout: 5s\ntype: STATIC\nlb_policy: {policy}");
+    // Each address as Envoy's socket_address takes it: an IPv6 address
+    // without its brackets, every host quoted, the port a decimal number.
+    let endpoints: Vec<(String, String, Option<String>)> = addresses(scenario, request.port)
+        .into_iter()
+        .map(|(address, renamed)| {
+            // Every written address has a port (`addresses`).
+            let (host, port) = address.rsplit_once(':').unwrap_or((&address, ""));
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            (host.to_string(), port.to_string(), renamed)
+        })
+        .collect();
+    // STATIC takes IP addresses only; a host name needs Envoy to resolve it.
+    let named_hosts = endpoints.iter().any(|(host, _, _)| host.parse::<core::net::IpAddr>().is_err());
+    let kind = if named_hosts { "STRICT_DNS" } else { "STATIC" };
+    let _ = writeln!(out, "name: lbsim\nconnect_timeout: 5s\ntype: {kind}\nlb_policy: {policy}");
     if policy == "MAGLEV" && u64::from(scenario.maglev_size) != crate::balancer::maglev::TABLE_SIZE {
         let _ = writeln!(out, "maglev_lb_config:\n  table_size: {}", scenario.maglev_size);
     }
@@ -387,7 +523,7 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
         let _ = writeln!(
             out,
             "{config}:\n  slow_start_config:\n    slow_start_window: {}\n    aggression: {{ default_value: {}, runtime_key: lbsim }}",
-            time(scenario.slow_start_ms),
+            duration(scenario.slow_start_ms),
             scenario.slow_start_aggression
         );
     }
@@ -396,7 +532,7 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
             out,
             "outlier_detection:\n  consecutive_5xx: {}\n  base_ejection_time: {}\n  max_ejection_percent: {}",
             scenario.outlier_5xx,
-            time(scenario.ejection_ms),
+            duration(scenario.ejection_ms),
             scenario.max_ejection
         );
     }
@@ -408,20 +544,19 @@ fn envoy(scenario: &Scenario, request: &Request) -> String {
         let _ = writeln!(
             out,
             "health_checks:\n- timeout: 1s\n  interval: {}\n  unhealthy_threshold: {}\n  healthy_threshold: {}\n  {check}",
-            time(scenario.check_ms),
+            duration(scenario.check_ms),
             scenario.fall,
             scenario.rise
         );
     }
     out += "load_assignment:\n  cluster_name: lbsim\n  endpoints:\n  - lb_endpoints:\n";
-    for (i, (address, renamed)) in addresses(scenario).iter().enumerate() {
-        // Every written address has a port (`addresses`).
-        let (host, port) = address.rsplit_once(':').unwrap_or((address, ""));
+    for (i, (host, port, renamed)) in endpoints.iter().enumerate() {
         let comment = renamed.as_ref().map(|n| format!("  # {n}")).unwrap_or_default();
         let _ = writeln!(
             out,
-            "    - load_balancing_weight: {}{comment}\n      endpoint: {{ address: {{ socket_address: {{ address: {host}, port_value: {port} }} }} }}",
-            scenario.weight(i)
+            "    - load_balancing_weight: {}{comment}\n      endpoint: {{ address: {{ socket_address: {{ address: {}, port_value: {port} }} }} }}",
+            scenario.weight(i),
+            quoted(host)
         );
     }
     if request.full {

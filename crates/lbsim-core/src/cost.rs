@@ -227,17 +227,24 @@ fn probes(scenario: &Scenario) -> f64 {
     every * (1.0 - (1.0 + c / m) * quiet) + things * quiet
 }
 
-/// What a run holds in memory, per request, as measured (maximum resident
-/// set, `/usr/bin/time -v`, 4,000,000 requests over 256 servers and
-/// 1,000,000 users, four rules at one and at four threads): what every
-/// rule shares (the drawn workload, the users' counts, the finished
-/// results) and what one rule in flight adds (its latencies and, through
-/// the fleet's loop, its attempts and answers).
+/// What a run holds in memory, per request: what every rule shares (the
+/// drawn workload, the users' counts, the finished results) and what one
+/// rule in flight adds (its latencies and, through the fleet's loop, its
+/// attempts and answers). Priced as address space, which is what a limit
+/// on it (`ulimit -v`) counts: the static figures from the maximum
+/// resident set (`/usr/bin/time -v`, 4,000,000 requests over 256 servers
+/// and 1,000,000 users), the fleet's from its buffers as the allocator
+/// maps them (`strace` of mmap and mremap, 1,000,000 and 2,000,000
+/// requests): 48 bytes an attempt, 16 an answer, 8 a wait, and three lists
+/// of 8 bytes a request that grow by doubling, so up to 16 each.
 mod bytes {
     pub const SHARED_STATIC: u64 = 44;
     pub const SHARED_FLEET: u64 = 54;
     pub const RULE_STATIC: u64 = 6;
-    pub const RULE_FLEET: u64 = 30;
+    pub const RULE_FLEET: u64 = 48 + 16 + 8 + 8 + 3 * 16;
+    /// With retries the attempts outgrow the requests and their list
+    /// doubles: another attempt's bytes a request.
+    pub const RETRIED_ATTEMPTS: u64 = 48;
     pub const USER: u64 = 8;
     /// A cached key on one server (the LRU's entry and its index).
     pub const CACHED_KEY: u64 = 40;
@@ -286,12 +293,17 @@ pub fn memory(scenario: &Scenario) -> Memory {
     } else {
         0
     };
+    let retried = if fleet && scenario.retries > 0 { bytes::RETRIED_ATTEMPTS } else { 0 };
     let cached = (u64::from(scenario.cache_keys) * u64::from(scenario.servers)).min(requests);
     let connections =
         if scenario.layer == crate::scenario::Layer::L4 { u64::from(scenario.users) } else { 0 };
     Memory {
         shared: bytes::BASE + shared * requests + bytes::USER * u64::from(scenario.users),
-        per_rule: rule * requests + bytes::CACHED_KEY * cached + bytes::CONNECTION * connections + maglev,
+        per_rule: rule * requests
+            + retried * requests
+            + bytes::CACHED_KEY * cached
+            + bytes::CONNECTION * connections
+            + maglev,
     }
 }
 

@@ -20,7 +20,7 @@ use crate::fleet;
 use crate::num::{bits, later};
 use crate::report::{
     rank, ranked, summarize, AlgorithmResult, Distributions, KeyShare, Latencies, Realized, Report,
-    ServerResult, Wait, QUEUE_BUCKETS,
+    ServerResult, Wait,
 };
 use crate::scenario::{Scenario, ScenarioError};
 pub use crate::server::Dispatch;
@@ -182,7 +182,7 @@ impl AlgorithmRun {
             .collect();
         let mean_load = servers.iter().map(|s| s.load).sum::<f64>() / servers.len() as f64;
         let busiest_load = servers.iter().map(|s| s.load).fold(0.0, f64::max);
-        let queue_series = (0..QUEUE_BUCKETS)
+        let queue_series = (0..self.buckets.count)
             .map(|b| servers.iter().map(|s| s.queue_series[b]).max().unwrap_or(0))
             .collect();
         let classed = workload.classed;
@@ -206,7 +206,7 @@ impl AlgorithmRun {
             hit_rate: caches.as_ref().map(|c| c.hit_rate),
             hit_series: caches.as_mut().map(|c| core::mem::take(&mut c.hit_series)),
             makespan_ms: self.makespan_ms,
-            queue_bucket_ms: self.bucket_ms,
+            queue_bucket_ms: self.buckets.width_ms,
             queue_series,
             cdf: Distributions {
                 all: all_cdf,

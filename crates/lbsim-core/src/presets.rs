@@ -252,9 +252,10 @@ pub const PRESETS: &[Preset] = &[
         lesson: "Three servers, 60 requests/s of 100 ms work, server C at a fifth of the speed. Round \
                  robin keeps sending C a third of the traffic, more than it can serve, and its queue grows \
                  without bound. Least connections sees C's requests pile up and sends it about an eighth \
-                 of the traffic (12.5%), and C never queues. That is more than C's share of the capacity \
-                 (2/22, the fluid model's answer): at this light load the counts are small whole numbers \
-                 and ties rotate, so C often ties at zero with the others and gets its turn.",
+                 of the traffic (12.5%), more than C's share of the capacity (2/22, the fluid model's \
+                 answer): at this light load the counts are small whole numbers and ties rotate, so C often \
+                 ties at zero with the others and gets its turn. C's queue stays short: one request at \
+                 most, and none in most runs.",
         remapping: false,
         view: LessonView {
             class: RequestClass::All,
@@ -388,7 +389,7 @@ pub const PRESETS: &[Preset] = &[
                  under user-hash's mod N, about a fifth on the ring (103), Maglev (123) and rendezvous (108). \
                  user-hash misses 319 more times than in the 2 s before, the ring 68, Maglev 67, rendezvous 55: \
                  the storm follows the share remapped (a remapped user its old server had already evicted misses \
-                 anyway). In the hit rate over time, user-hash falls from about 92% to 67% within half a second. Least connections \
+                 anyway). In the hit rate over time, user-hash falls from about 92% to 75% within a second. Least connections \
                  misses only 48 more: its caches held a mix already, and only s5's starts cold.",
         remapping: false,
         view: LessonView {
@@ -406,7 +407,7 @@ pub const PRESETS: &[Preset] = &[
                  (conn-life-ms 0), so every rule places 2,000 connections, not 20,000 requests. The heaviest user's \
                  connection carries its 12% to one server whatever the rule: the busiest server takes 30% to 38% \
                  under every rule, as it does under hashing (33% to 43%). s5 joins at 20 s and stays nearly idle: \
-                 only new users' connections reach it, 1.3% to 6% of the requests after the join, where a fair \
+                 only new users' connections reach it, 1.2% to 6% of the requests after the join, where a fair \
                  share is 20%. Set conn-life-ms to 30000: connections re-open through the rule and s5 fills slowly \
                  (round robin 15%), while least connections, which counts connections, not their traffic, sends \
                  every re-opened one to s5, the heaviest users' first (they opened first): s5 takes 44% and queues. \

@@ -15,11 +15,40 @@ use crate::report::QUEUE_BUCKETS;
 use crate::scenario::Scenario;
 use crate::workload::algorithm_rng;
 
-/// The time bucket of `t` in a series of [`QUEUE_BUCKETS`] buckets of
-/// `bucket_ms` (the last one takes what comes after the last arrival).
-#[inline]
-pub(crate) fn bucket_of(t: f64, bucket_ms: f64) -> usize {
-    whole(t / bucket_ms).min(QUEUE_BUCKETS - 1)
+/// The time buckets of a run's series over time: a round width (1, 2, 2.5
+/// or 5 x 10^k ms, so an axis can say "per 500 ms" instead of "per 280.424
+/// ms"), the smallest that covers the arrivals in at most
+/// [`QUEUE_BUCKETS`] buckets, and as many buckets as that takes (the last
+/// one takes what comes after the last arrival).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Buckets {
+    /// The width of one bucket, in ms.
+    pub(crate) width_ms: f64,
+    /// How many buckets the series have.
+    pub(crate) count: usize,
+}
+
+impl Buckets {
+    /// The buckets of a run whose last request arrives at `horizon_ms`.
+    pub(crate) fn over(horizon_ms: f64) -> Buckets {
+        if horizon_ms.is_nan() || horizon_ms <= 0.0 {
+            return Buckets { width_ms: 1.0, count: QUEUE_BUCKETS };
+        }
+        let least = horizon_ms / QUEUE_BUCKETS as f64;
+        let k = libm::floor(libm::log10(least));
+        // 10^k exactly for negative k too (2.5 / 1000, not 2.5 * 0.001).
+        let decade = |m: f64| if k >= 0.0 { m * libm::pow(10.0, k) } else { m / libm::pow(10.0, -k) };
+        let width_ms =
+            [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().map(decade).find(|&w| w >= least).unwrap_or(decade(10.0));
+        let count = whole(libm::ceil(horizon_ms / width_ms)).clamp(1, QUEUE_BUCKETS);
+        Buckets { width_ms, count }
+    }
+
+    /// The bucket of time `t`.
+    #[inline]
+    pub(crate) fn of(self, t: f64) -> usize {
+        whole(t / self.width_ms).min(self.count - 1)
+    }
 }
 
 /// One server's queue: start times of waiting requests (non-decreasing under
@@ -31,23 +60,23 @@ pub(crate) struct Queue {
     pub(crate) integral: f64,
     pub(crate) peak: u32,
     pub(crate) series: Vec<u32>,
-    bucket_ms: f64,
+    buckets: Buckets,
 }
 
 impl Queue {
-    pub(crate) fn new(bucket_ms: f64) -> Queue {
+    pub(crate) fn new(buckets: Buckets) -> Queue {
         Queue {
             waiting: VecDeque::new(),
             last_ms: 0.0,
             integral: 0.0,
             peak: 0,
-            series: alloc::vec![0; QUEUE_BUCKETS],
-            bucket_ms,
+            series: alloc::vec![0; buckets.count],
+            buckets,
         }
     }
 
     fn bucket(&self, t: f64) -> usize {
-        bucket_of(t, self.bucket_ms)
+        self.buckets.of(t)
     }
 
     /// The current length held from `last_ms` until `to`.
@@ -195,7 +224,7 @@ pub(crate) struct AlgorithmRun {
     pub(crate) waits: Vec<u64>,
     pub(crate) wait_sum: f64,
     pub(crate) makespan_ms: f64,
-    pub(crate) bucket_ms: f64,
+    pub(crate) buckets: Buckets,
     pub(crate) log: Option<Vec<Dispatch>>,
 }
 
@@ -234,14 +263,14 @@ impl AlgorithmRun {
                 .collect()
         };
         let counts_from_servers = counts_at_pick && copies.len() == 1;
-        let bucket_ms = if horizon_ms > 0.0 { horizon_ms / QUEUE_BUCKETS as f64 } else { 1.0 };
+        let buckets = Buckets::over(horizon_ms);
         let servers = (0..pool.len())
             .map(|i| Server {
                 slots: (0..scenario.slots).map(|_| Reverse(0)).collect(),
                 speed: scenario.speed(i),
                 requests: 0,
                 busy_ms: 0.0,
-                queue: Queue::new(bucket_ms),
+                queue: Queue::new(buckets),
             })
             .collect();
         let n = scenario.requests as usize;
@@ -258,7 +287,7 @@ impl AlgorithmRun {
             waits: Vec::new(),
             wait_sum: 0.0,
             makespan_ms: 0.0,
-            bucket_ms,
+            buckets,
             log: None,
         }
     }
@@ -267,6 +296,27 @@ impl AlgorithmRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn buckets_are_round_and_cover_the_run_in_at_most_the_series_length() {
+        // (last arrival, width, count): 56,084.8 ms over 200 buckets would
+        // be 280.424 ms wide; the round width above it is 500 ms.
+        for (horizon, width, count) in [
+            (56_084.8, 500.0, 113),
+            (20_000.0, 100.0, 200),
+            (20_001.0, 200.0, 101),
+            (90_000.0, 500.0, 180),
+            (335_219.0, 2_000.0, 168),
+            (0.5, 0.0025, 200),
+            (0.0, 1.0, QUEUE_BUCKETS),
+        ] {
+            let b = Buckets::over(horizon);
+            assert_eq!((b.width_ms, b.count), (width, count), "{horizon}");
+            if horizon > 0.0 {
+                assert_eq!(b.of(horizon * 2.0), count - 1, "after the last arrival: the last bucket");
+            }
+        }
+    }
 
     /// A request finishing at the instant of an arrival has finished for
     /// it (a completion at that instant is delivered before the arrival).
@@ -279,7 +329,7 @@ mod tests {
             speed: 1.0,
             requests: 3,
             busy_ms: 0.0,
-            queue: Queue::new(1.0),
+            queue: Queue::new(Buckets { width_ms: 1.0, count: QUEUE_BUCKETS }),
         };
         server.queue.waiting.push_back(5.0);
         assert_eq!(server.unfinished_at(4.0), 3, "r1 and r2 run, r3 waits");

@@ -25,3 +25,10 @@ pub fn remapping(link: &str, force: bool) {
 pub fn config(link: &str) {
     lbsim_web::panels::config(link);
 }
+
+/// Writes the embed code for the embed address `src`, at the post width
+/// chosen beside its button, measuring the embed's height first.
+#[wasm_bindgen]
+pub fn embed_code(src: &str) {
+    lbsim_web::embed_code::embed_code(src);
+}

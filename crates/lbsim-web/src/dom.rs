@@ -66,6 +66,17 @@ pub fn set_hidden(id: &str, hidden: bool) {
     }
 }
 
+/// Focuses the part of the page a link names; a folding panel opens and
+/// its summary takes the focus: a `<details>` cannot hold it, and a
+/// tabindex on one would take everything inside it out of the Tab order.
+pub fn focus_part(part: &HtmlElement) {
+    let summary = part.dyn_ref::<web_sys::HtmlDetailsElement>().and_then(|d| {
+        d.set_open(true);
+        d.query_selector(":scope > summary").ok().flatten()?.dyn_into::<HtmlElement>().ok()
+    });
+    let _ = summary.as_ref().unwrap_or(part).focus();
+}
+
 /// Calls `f` on every `event` on `target`, for the life of the page.
 pub fn on(target: &EventTarget, event: &str, f: impl FnMut(Event) + 'static) {
     let closure = Closure::<dyn FnMut(Event)>::new(f);

@@ -5,7 +5,9 @@
 //! (`window.lbsimLazy(name)`, a promise of its exports); this asks for
 //! one only when a panel that needs it is open, and calls into it with the
 //! page's share link, from which that module reads the scenario as any
-//! link is read.
+//! link is read. A module that cannot be fetched (offline, on a revisit
+//! the service worker kept the page for: docs/embedding.md#offline) is said
+//! in its panel, and asked for again when the panel next draws.
 
 use std::cell::RefCell;
 
@@ -15,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlDetailsElement;
 
-use crate::dom::{self, by_id, page_base, window};
+use crate::dom::{self, by_id, page_base, set_text, window};
 use crate::state::with;
 
 /// Whether the panel `id` is open.
@@ -57,9 +59,14 @@ fn call_loaded(module: &JsValue, export: &str, args: &Array) {
     }
 }
 
+/// What a panel (or the embed code's status) says when its module could
+/// not be fetched (asked again online, it is fetched).
+const UNREACHABLE: &str = "This needs the network: its module could not be fetched.";
+
 /// Calls `export` of `module` with `args`, loading the module first if
-/// need be (once: later calls go straight to it).
-fn call(module: &'static str, export: &'static str, args: Array) {
+/// need be (once: later calls go straight to it); `root`, the element the
+/// module draws the panel in, says so if it cannot be fetched.
+fn call(root: &'static str, module: &'static str, export: &'static str, args: Array) {
     if let Some(loaded) =
         LOADED.with(|l| l.borrow().iter().find(|(m, _)| *m == module).map(|(_, e)| e.clone()))
     {
@@ -75,9 +82,10 @@ fn call(module: &'static str, export: &'static str, args: Array) {
     };
     let done = Closure::once(move |exports: JsValue| {
         LOADED.with(|l| l.borrow_mut().push((module, exports.clone())));
+        set_text(root, "");
         call_loaded(&exports, export, &args);
     });
-    let error = Closure::once(|e: JsValue| failed("could not load", &e));
+    let error = Closure::once(move |_: JsValue| set_text(root, UNREACHABLE));
     let _ = promise.then2(&done, &error);
     // One of the two runs, once, while the module loads (once a page).
     done.forget();
@@ -88,14 +96,19 @@ fn call(module: &'static str, export: &'static str, args: Array) {
 /// scenario again).
 pub fn remapping(force: bool) {
     if open("remap-panel") {
-        call(PANELS, "remapping", Array::of2(&JsValue::from_str(&link()), &JsValue::from_bool(force)));
+        call(
+            "remap-root",
+            PANELS,
+            "remapping",
+            Array::of2(&JsValue::from_str(&link()), &JsValue::from_bool(force)),
+        );
     }
 }
 
 /// Writes the Config panel, if it is open.
 pub fn config() {
     if open("config-panel") {
-        call(PANELS, "config", Array::of1(&JsValue::from_str(&link())));
+        call("config", PANELS, "config", Array::of1(&JsValue::from_str(&link())));
     }
 }
 
@@ -107,6 +120,13 @@ pub fn replay() {
             let views = url::Views { replay: app.replay.as_ref(), ..url::Views::default() };
             url::share_link(&page_base(), &app.scenario, app.preset, &views)
         });
-        call(REPLAY, "replay", Array::of1(&JsValue::from_str(&link)));
+        call("replay", REPLAY, "replay", Array::of1(&JsValue::from_str(&link)));
     }
+}
+
+/// Writes and copies the embed code for the embed address `src`: the
+/// panels module measures the embed's height at the post's width first.
+pub fn embed_code(src: &str) {
+    dom::set_text("share-status", "Measuring the embed...");
+    call("share-status", PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
 }

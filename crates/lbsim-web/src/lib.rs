@@ -21,6 +21,7 @@
 mod backend;
 mod controls;
 mod dom;
+pub mod embed_code;
 mod events;
 mod lazy;
 mod links;

@@ -149,19 +149,16 @@ fn update_links() {
     }
 }
 
-/// The iframe snippet for the current scenario: the core's embed address
-/// (the lesson's plot and the table, as `lbsim url --embed` writes it),
-/// with the page's theme when it was given one.
-pub fn embed_code() -> String {
+/// The address an iframe embeds for the current scenario: the core's
+/// embed address (the lesson's plot and the table, as `lbsim url --embed`
+/// writes it), with the page's theme when it was given one. The snippet
+/// around it, as tall as the embed, is `embed_code`'s.
+pub fn embed_src() -> String {
     let mut src = with(|app| url::embed_url(&page_base(), &app.scenario, app.preset, &views(app)));
     if let Some(theme) = query("theme").filter(|t| t != "auto" && THEMES.contains(&t.as_str())) {
         src = src.replacen('#', &format!("&theme={theme}#"), 1);
     }
-    format!(
-        "<iframe src=\"{}\" title=\"lbsim: load-balancing playground\" loading=\"lazy\" width=\"100%\" \
-         height=\"900\" style=\"border:0\"></iframe>",
-        src.replace('&', "&amp;").replace('"', "&quot;")
-    )
+    src
 }
 
 thread_local! {

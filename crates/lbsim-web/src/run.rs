@@ -9,7 +9,7 @@ use lbsim_core::{Report, Scenario};
 use web_sys::{HtmlElement, HtmlProgressElement};
 
 use crate::controls::thousands;
-use crate::dom::{after, by_id, cancel, now_ms, set_body_data, set_text};
+use crate::dom::{self, after, by_id, cancel, now_ms, set_body_data, set_text};
 use crate::links::post_height;
 use crate::pool::{dispatch, expected_seconds, main_run_going, withdraw};
 use crate::state::{set_state, with, Purpose};
@@ -81,7 +81,7 @@ fn finish(run_id: u32, report: &Report, start: f64) {
     // fragment focused it already.
     if let Some(part) = with(|app| app.jump_to.take()).and_then(|id| by_id::<HtmlElement>(&id)) {
         part.scroll_into_view();
-        let _ = part.focus();
+        dom::focus_part(&part);
     }
     set_text("status-text", "");
     set_state("ready");

@@ -184,14 +184,15 @@ pub fn set_state(state: &str) {
 
 /// The theme: the one the link chose (`theme=`, which boot.js and
 /// `links::apply_theme` write on `<html>` as `data-theme`), else the
-/// reader's preference.
+/// reader's preference; on paper (print media, not `screen`) light.
 fn dark() -> bool {
     let chosen = document().document_element().and_then(|html| html.get_attribute("data-theme"));
-    match chosen.as_deref() {
-        Some("dark") => true,
-        Some("light") => false,
-        _ => window().match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|m| m.matches()),
-    }
+    let query = match chosen.as_deref() {
+        Some("dark") => "screen",
+        Some("light") => return false,
+        _ => "screen and (prefers-color-scheme: dark)",
+    };
+    window().match_media(query).ok().flatten().is_some_and(|m| m.matches())
 }
 
 /// Pixel scale and theme for a redraw.

@@ -7,16 +7,14 @@ use lbsim_core::scenario::{field_spec, FieldKind};
 use lbsim_core::url::changed_keys;
 use lbsim_core::{Report, Scenario, ScenarioError};
 use wasm_bindgen::JsCast;
-use web_sys::{
-    Element, Event, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement,
-};
+use web_sys::{Element, Event, HtmlDetailsElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::controls::{self, MAX_INTERACTIVE_REQUESTS};
 use crate::dom::{self, after, by_id, cancel, document, on, on_id, set_text, window};
 use crate::events;
 use crate::lazy;
 use crate::links::{
-    apply_theme, current_fragment, embed_code, follow_preset, fragment, push_url, scenario_from_link,
+    apply_theme, current_fragment, embed_src, follow_preset, fragment, push_url, scenario_from_link,
     schedule_url, share_url, write_url,
 };
 use crate::plots::cdf::{CdfView, Class};
@@ -60,6 +58,13 @@ pub fn show_edited() {
     dom::set_hidden("edited", !edited);
     dom::set_hidden("lesson-text", edited);
     dom::set_hidden("lesson-edited", !edited);
+    // The tab and the history name the preset; a link preview, made
+    // without running the page, keeps index.html's title.
+    document().set_title(&match p {
+        Some(p) if edited => format!("lbsim: {}, edited — {}", p.id, p.title),
+        Some(p) => format!("lbsim: {} — {}", p.id, p.title),
+        None => "lbsim: custom scenario".to_string(),
+    });
 }
 
 /// Shows the preset's lesson (or hides it) and turns the latency plot to
@@ -361,15 +366,7 @@ fn wire_sharing() {
         dom::copy(&share_url());
         set_text("share-status", "Link copied.");
     });
-    on_id("copy-embed", "click", |_| {
-        let code = embed_code();
-        if let Some(t) = by_id::<HtmlTextAreaElement>("embed-code") {
-            t.set_value(&code);
-            t.set_hidden(false);
-        }
-        dom::copy(&code);
-        set_text("share-status", "Embed code copied.");
-    });
+    on_id("copy-embed", "click", |_| lazy::embed_code(&embed_src()));
     on_id("download-csv", "click", |_| {
         if let Some(report) = with(|app| app.report.clone()) {
             dom::download_text(&report.csv(), "text/csv", "lbsim-results.csv");
@@ -411,10 +408,7 @@ fn wire_jumps() {
         let id = link.get_attribute("href").unwrap_or_default();
         let Some(to) = by_id::<HtmlElement>(&id[1..]) else { return };
         e.prevent_default();
-        if let Some(details) = to.dyn_ref::<HtmlDetailsElement>() {
-            details.set_open(true);
-        }
-        let _ = to.focus();
+        dom::focus_part(&to);
         // Its top, not its middle (focus alone centres a tall form).
         to.scroll_into_view();
     });
@@ -456,9 +450,13 @@ fn wire_window() {
     on(&window(), "resize", |_| redraw_soon());
     on(&window(), "popstate", |_| follow_link());
     on(&window(), "hashchange", |_| follow_link());
-    if let Ok(Some(mq)) = window().match_media("(prefers-color-scheme: dark)") {
-        // The remapping panel's key holds the theme, so it redraws too.
-        on(&mq, "change", |_| redraw(Redraw::ALL));
+    // The remapping panel's key holds the theme, so it redraws too;
+    // printed, the plots are drawn for paper (`state::dark`), and again
+    // for the screen after.
+    for query in ["(prefers-color-scheme: dark)", "print"] {
+        if let Ok(Some(mq)) = window().match_media(query) {
+            on(&mq, "change", |_| redraw(Redraw::ALL));
+        }
     }
 }
 

@@ -15,26 +15,16 @@ use std::time::Instant;
 use crate::gate::{harness_paths, harness_script};
 use crate::tools::{ensure_node, ensure_wasm_target, have, output, root, run, step};
 
-/// Runs the part of the benchmarks `args` names (all without arguments).
-pub fn bench(args: &[String]) -> Result<(), String> {
-    match args.first().map(String::as_str) {
-        None => {
-            core()?;
-            cli(&[])?;
-            crate::web::bench_page()
-        }
-        Some("core") => core(),
-        Some("cli") => cli(&args[1..]),
-        Some("page") => crate::web::bench_page(),
-        Some(other) => Err(format!(
-            "unknown benchmark `{other}`; usage: cargo xtask bench [core | cli [REQUESTS] | page]"
-        )),
-    }
+/// All three benchmarks.
+pub fn all() -> Result<(), String> {
+    core()?;
+    cli(200_000)?;
+    crate::web::bench_page()
 }
 
 /// Native vs wasm (Node/V8) time per algorithm on the same scenario, in one
 /// run, alternating, median of `REPS`.
-fn core() -> Result<(), String> {
+pub fn core() -> Result<(), String> {
     ensure_wasm_target()?;
     ensure_node()?;
     let (native, wasm) = harness_paths()?;
@@ -109,11 +99,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// alternate, `CLI_REPS` each, medians compared. Then the CLI's budget
 /// (docs/performance.md#the-figures):
 /// `mixed`, 1M requests, every rule.
-fn cli(args: &[String]) -> Result<(), String> {
-    let requests: u64 = match args.first() {
-        None => 200_000,
-        Some(text) => text.parse().map_err(|_| format!("REQUESTS must be a whole number, not `{text}`"))?,
-    };
+pub fn cli(requests: u64) -> Result<(), String> {
     run("cargo", &["build", "--release", "-p", "lbsim-cli", "--bin", "lbsim"])?;
     let lbsim = root().join("target/release/lbsim");
     let baseline = root().join("../shared/bench/baseline.py");

@@ -11,13 +11,9 @@ use crate::tools::{root, step};
 
 /// Cases per core property unless given; the binary's properties start a
 /// process or two per case and get a twentieth of them.
-const DEFAULT_CASES: u64 = 100_000;
+pub const DEFAULT_CASES: u64 = 100_000;
 
-pub fn fuzz(args: &[String]) -> Result<(), String> {
-    let cases = match args.first() {
-        Some(text) => text.parse().map_err(|_| format!("fuzz: CASES is a whole number, not {text:?}"))?,
-        None => DEFAULT_CASES,
-    };
+pub fn fuzz(cases: u64) -> Result<(), String> {
     let runs: [(&str, u64, &[&str]); 3] = [
         ("the core", cases, &["-p", "lbsim-core", "--test", "behaviour", "fuzz_inputs"]),
         // Each case runs a scenario: a hundredth of the cases.

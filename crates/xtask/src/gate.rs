@@ -1,8 +1,13 @@
 //! `cargo xtask test`: the whole gate, in order. CI (`.ci/run`) runs
 //! exactly this.
+//!
+//! Every part runs, or the gate fails: a part leaves the run only when it
+//! is skipped by name (`--skip conformance`), never under `CI=true`, and
+//! the last line counts the parts that passed, failed and were skipped.
 
 use std::path::Path;
 
+use crate::conformance::not_run;
 use crate::tools::{ensure_node, ensure_wasm_target, output, root, run, step};
 
 /// Scenarios whose reports must be byte-identical natively and in wasm:
@@ -24,26 +29,179 @@ const DETERMINISM_SCENARIOS: &[&str] = &[
     r#"{"cache-keys":300,"load":1.6,"servers":5,"events":"20s:s5:join"}"#,
 ];
 
-pub fn test() -> Result<(), String> {
-    ensure_wasm_target()?;
-    step("cargo fmt --check");
-    run("cargo", &["fmt", "--all", "--check"])?;
-    step("cargo clippy, warnings denied");
-    run("cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
-    crate::layers::check()?;
-    step("cargo test (unit, property, theory and CLI tests)");
-    run("cargo", &["test", "--workspace"])?;
-    crate::docs::check(false)?;
-    crate::conformance::conformance()?;
-    step("core for wasm32-unknown-unknown without std");
-    run(
-        "cargo",
-        &["build", "-p", "lbsim-core", "--no-default-features", "--target", "wasm32-unknown-unknown"],
-    )?;
-    determinism()?;
-    crate::web::browser_tests()?;
-    eprintln!("\nall checks passed");
+/// A part of the gate, by the name `--skip` takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Part {
+    /// `cargo fmt --check`
+    Fmt,
+    /// `cargo clippy`, warnings denied
+    Clippy,
+    /// `cargo xtask layers`
+    Layers,
+    /// `cargo test --workspace`
+    Tests,
+    /// `cargo xtask docs-check`
+    Docs,
+    /// `cargo xtask conformance`: both `nginx` and `haproxy`
+    Conformance,
+    /// the conformance suite's NGINX cases and `nginx -t` checks
+    Nginx,
+    /// the conformance suite's HAProxy cases and `haproxy -c` checks
+    Haproxy,
+    /// the core built for wasm32-unknown-unknown without std
+    NoStd,
+    /// native and wasm reports byte-identical
+    Determinism,
+    /// the browser tests
+    Browser,
+}
+
+/// The parts the gate counts, in the order it runs them (`conformance`
+/// names two of them).
+const COUNTED: [Part; 10] = [
+    Part::Fmt,
+    Part::Clippy,
+    Part::Layers,
+    Part::Tests,
+    Part::Docs,
+    Part::Nginx,
+    Part::Haproxy,
+    Part::NoStd,
+    Part::Determinism,
+    Part::Browser,
+];
+
+impl Part {
+    fn name(self) -> &'static str {
+        match self {
+            Part::Fmt => "fmt",
+            Part::Clippy => "clippy",
+            Part::Layers => "layers",
+            Part::Tests => "tests",
+            Part::Docs => "docs",
+            Part::Conformance => "conformance",
+            Part::Nginx => "nginx",
+            Part::Haproxy => "haproxy",
+            Part::NoStd => "no-std",
+            Part::Determinism => "determinism",
+            Part::Browser => "browser",
+        }
+    }
+
+    /// Whether `--skip` with these names leaves this counted part out.
+    fn skipped_by(self, skip: &[Part]) -> bool {
+        skip.contains(&self)
+            || (matches!(self, Part::Nginx | Part::Haproxy) && skip.contains(&Part::Conformance))
+    }
+}
+
+/// Refuses a skip under CI, where every part must run.
+pub fn refuse_skips_in_ci(skip: &[Part]) -> Result<(), String> {
+    if !skip.is_empty() && std::env::var("CI").is_ok_and(|v| v == "true") {
+        let names: Vec<&str> = skip.iter().map(|p| p.name()).collect();
+        return Err(format!("CI runs every part; --skip {} is refused when CI=true", names.join(",")));
+    }
     Ok(())
+}
+
+/// What became of each counted part.
+#[derive(Default)]
+struct Tally {
+    passed: Vec<&'static str>,
+    failed: Vec<&'static str>,
+    skipped: Vec<&'static str>,
+}
+
+impl Tally {
+    /// The gate's last lines: the parts by name, then the counts.
+    fn print(&self, not_reached: &[&str]) {
+        let list = |names: &[&str]| if names.is_empty() { "none".to_string() } else { names.join(", ") };
+        eprintln!(
+            "\ngate: passed {}; failed {}; skipped by name {}; not reached {}",
+            list(&self.passed),
+            list(&self.failed),
+            list(&self.skipped),
+            list(not_reached)
+        );
+        eprintln!(
+            "gate: {} passed, {} failed, {} skipped",
+            self.passed.len(),
+            self.failed.len(),
+            self.skipped.len()
+        );
+    }
+}
+
+pub fn test(skip: &[Part]) -> Result<(), String> {
+    refuse_skips_in_ci(skip)?;
+    ensure_wasm_target()?;
+    let mut tally = Tally::default();
+    let mut parts = COUNTED.iter().copied().peekable();
+    while let Some(part) = parts.next() {
+        if part.skipped_by(skip) {
+            step(&format!("{}: skipped by name (--skip)", part.name()));
+            tally.skipped.push(part.name());
+            continue;
+        }
+        // The conformance suite runs both balancers at once.
+        let with_haproxy = part == Part::Nginx && parts.next_if(|p| *p == Part::Haproxy).is_some();
+        let names: &[&'static str] = if with_haproxy { &["nginx", "haproxy"] } else { &[part.name()] };
+        // A balancer that could not be had fails its own part; the other
+        // ran and passed.
+        let (failed, error): (Vec<&'static str>, _) = match run_part(part, with_haproxy) {
+            Ok(missing) if missing.is_empty() => (Vec::new(), None),
+            Ok(missing) => (missing.iter().map(|(name, _)| *name).collect(), Some(not_run(&missing))),
+            Err(e) => (names.to_vec(), Some(e)),
+        };
+        tally.passed.extend(names.iter().filter(|n| !failed.contains(n)));
+        if let Some(e) = error {
+            tally.failed.extend(&failed);
+            eprintln!("\nxtask: {e}");
+            let rest: Vec<&str> = parts.map(Part::name).collect();
+            tally.print(&rest);
+            return Err(format!("the gate failed at {}", failed.join(" and ")));
+        }
+    }
+    tally.print(&[]);
+    Ok(())
+}
+
+/// Runs one part (`with_haproxy`: NGINX's and HAProxy's cases in one run
+/// of the conformance suite); the balancers that could not be had, whose
+/// cases did not run.
+fn run_part(part: Part, with_haproxy: bool) -> Result<Vec<(&'static str, String)>, String> {
+    let ran = |result: Result<(), String>| result.map(|()| Vec::new());
+    match part {
+        Part::Fmt => {
+            step("cargo fmt --check");
+            ran(run("cargo", &["fmt", "--all", "--check"]))
+        }
+        Part::Clippy => {
+            step("cargo clippy, warnings denied");
+            ran(run("cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))
+        }
+        Part::Layers => ran(crate::layers::check()),
+        Part::Tests => {
+            step("cargo test (unit, property, theory and CLI tests)");
+            ran(run("cargo", &["test", "--workspace"]))
+        }
+        Part::Docs => ran(crate::docs::check(false)),
+        Part::NoStd => {
+            step("core for wasm32-unknown-unknown without std");
+            ran(run(
+                "cargo",
+                &["build", "-p", "lbsim-core", "--no-default-features", "--target", "wasm32-unknown-unknown"],
+            ))
+        }
+        Part::Determinism => ran(determinism()),
+        Part::Browser => ran(crate::web::browser_tests()),
+        Part::Conformance | Part::Nginx | Part::Haproxy => {
+            crate::conformance::run_balancers(crate::conformance::Balancers {
+                nginx: part != Part::Haproxy,
+                haproxy: part != Part::Nginx || with_haproxy,
+            })
+        }
+    }
 }
 
 /// The same scenarios natively and in wasm under Node must give the same

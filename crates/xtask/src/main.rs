@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's own automation, one command per job.
 //!
-//! - `cargo xtask test`: the whole gate, in order, as CI runs it.
+//! - `cargo xtask test [--skip PART]`: the whole gate, in order, as CI
+//!   runs it; a part that cannot run fails it unless skipped by name.
 //! - `cargo xtask serve` / `cargo xtask build`: the playground page.
 //! - `cargo xtask bench`: the benchmarks whose figures docs/performance.md
 //!   quotes.
@@ -11,18 +12,20 @@
 //!   gate runs it after the tests.
 //! - `cargo xtask browser [FILE...]`: the browser tests alone (all, or the
 //!   files named), after building the page.
-//! - `cargo xtask conformance`: the real NGINX (installed when missing)
-//!   against `lbsim trace`, request by request; the gate runs it after the
-//!   tests.
+//! - `cargo xtask conformance [--skip BALANCER]`: the real NGINX and
+//!   HAProxy (installed when missing) against `lbsim trace`, request by
+//!   request; the gate runs it after the tests.
 //! - `cargo xtask layers`: no import circle between files, every module
 //!   in a layer, and no module naming a higher layer than its own (the
 //!   layers are listed in `layers.rs`); the gate runs it after clippy.
 //!
 //! Each command installs what it needs the first time (the wasm target,
-//! Trunk, the wasm-bindgen CLI, Chromium, npm packages), saying so.
+//! Trunk, the wasm-bindgen CLI, Chromium, npm packages), saying so. Each
+//! answers `--help` with its usage and options, and refuses an unknown
+//! flag instead of running (clap, as the CLI does).
 //!
 //! What it may import: `lbsim-core` (for the rules' ids the benches
-//! name) and the tools' crates; nothing imports it.
+//! name), clap and the tools' crates; nothing imports it.
 
 mod bench;
 mod conformance;
@@ -35,24 +38,125 @@ mod web;
 
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+
+use crate::gate::Part;
+
+/// The project's own automation: the gate, the page, the benchmarks, the
+/// fuzz run, the docs' examples, the layers and the conformance suite.
+///
+/// Each command installs what it needs the first time, saying so.
+#[derive(Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", max_term_width = 100)]
+struct Xtask {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// The whole gate, in order, as CI runs it: fmt, clippy, layers,
+    /// tests, docs-check, conformance (NGINX and HAProxy), the core
+    /// without std, native against wasm, the browser tests.
+    ///
+    /// A part that cannot run fails the gate unless it is skipped by name;
+    /// the last line counts the parts that passed, failed and were skipped.
+    Test {
+        /// Leave these parts out (repeat, or separate with commas); refused
+        /// when CI=true.
+        #[arg(long, value_enum, value_delimiter = ',', value_name = "PART")]
+        skip: Vec<Part>,
+    },
+    /// The playground on http://127.0.0.1:8080 (`trunk serve`), rebuilt and
+    /// reloaded on every edit.
+    Serve,
+    /// A deployable dist/: plain static files with relative URLs.
+    Build,
+    /// The benchmarks whose figures docs/performance.md quotes (all three
+    /// without a name).
+    Bench {
+        #[command(subcommand)]
+        which: Option<Bench>,
+    },
+    /// The fuzz harness's long run: each property with many cases,
+    /// optimized.
+    Fuzz {
+        /// Cases per core property (the binary's properties get a
+        /// twentieth, the reports' a hundredth).
+        #[arg(value_name = "CASES", default_value_t = fuzz::DEFAULT_CASES)]
+        cases: u64,
+    },
+    /// The docs' `console` examples against the built `lbsim`, and their
+    /// links.
+    DocsCheck {
+        /// Rewrite the shown outputs with what lbsim prints.
+        #[arg(long)]
+        bless: bool,
+    },
+    /// No import circle between files, every module in a layer, and no
+    /// module naming a higher layer than its own.
+    Layers,
+    /// The real NGINX and HAProxy (installed when missing) against `lbsim
+    /// trace`, request by request, and every rule's config through
+    /// `nginx -t` and `haproxy -c`.
+    ///
+    /// A balancer that cannot be had fails the run unless it is skipped by
+    /// name. LBSIM_NGINX and LBSIM_HAPROXY name other programs to run.
+    Conformance {
+        /// Leave a balancer out (repeat, or separate with commas); refused
+        /// when CI=true.
+        #[arg(long, value_enum, value_delimiter = ',', value_name = "BALANCER")]
+        skip: Vec<Balancer>,
+    },
+    /// The browser tests alone, after building the page.
+    Browser {
+        /// Test files to run (all of tests/ without any).
+        #[arg(value_name = "FILE")]
+        files: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// The core natively against wasm in Node, per rule, 1M requests.
+    Core,
+    /// The `lbsim` binary against the article's Python lab, then the
+    /// 1M-request budget.
+    Cli {
+        /// Requests for the comparison with Python.
+        #[arg(value_name = "REQUESTS", default_value_t = 200_000)]
+        requests: u64,
+    },
+    /// The page in headless Chromium: 1M run, re-run, first plot, bytes,
+    /// memory.
+    Page,
+}
+
+/// A balancer of the conformance suite.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Balancer {
+    Nginx,
+    Haproxy,
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("test") => gate::test(),
-        Some("serve") => web::serve(),
-        Some("build") => web::build().map(|_| ()),
-        Some("bench") => bench::bench(&args[1..]),
-        Some("fuzz") => fuzz::fuzz(&args[1..]),
-        Some("layers") => layers::check(),
-        Some("conformance") => conformance::conformance(),
-        Some("browser") => web::browser(&args[1..]),
-        Some("docs-check") => docs::docs_check(&args[1..]),
-        _ => {
-            eprintln!(
-                "usage: cargo xtask <test|serve|build|bench|fuzz|docs-check|layers|conformance|browser>"
-            );
-            return ExitCode::from(2);
-        }
+    let Xtask { task } = Xtask::parse();
+    let result = match task {
+        Task::Test { skip } => gate::test(&skip),
+        Task::Serve => web::serve(),
+        Task::Build => web::build().map(|_| ()),
+        Task::Bench { which: None } => bench::all(),
+        Task::Bench { which: Some(Bench::Core) } => bench::core(),
+        Task::Bench { which: Some(Bench::Cli { requests }) } => bench::cli(requests),
+        Task::Bench { which: Some(Bench::Page) } => web::bench_page(),
+        Task::Fuzz { cases } => fuzz::fuzz(cases),
+        Task::Layers => layers::check(),
+        Task::Conformance { skip } => conformance::conformance(conformance::Balancers {
+            nginx: !skip.contains(&Balancer::Nginx),
+            haproxy: !skip.contains(&Balancer::Haproxy),
+        }),
+        Task::Browser { files } => web::browser(&files),
+        Task::DocsCheck { bless } => docs::check(bless),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,6 +18,11 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 /// Where `serve` listens.
 const ADDRESS: &str = "127.0.0.1";
 const PORT: &str = "8080";
+/// Where the deployed page lives (`https://example.org/lbsim/`): link
+/// previews name their image by an absolute address, which only the
+/// deployer knows (docs/embedding.md#link-previews). Without it the
+/// previews have no image.
+const PUBLIC_URL: &str = "LBSIM_PUBLIC_URL";
 
 /// The version of a tool as `tool --version` prints it, if it runs.
 fn version_of(program: &str) -> Option<String> {
@@ -103,7 +108,8 @@ fn ensure_npm_packages() -> Result<(), String> {
 }
 
 /// Writes a deployable `dist/`: relative URLs only, so it works from any
-/// sub-path of any static host.
+/// sub-path of any static host; with `LBSIM_PUBLIC_URL` set, the link
+/// previews' image tags name it.
 pub fn build() -> Result<PathBuf, String> {
     ensure_wasm_target()?;
     ensure_trunk()?;
@@ -121,8 +127,22 @@ pub fn build() -> Result<PathBuf, String> {
     // up on it), drop the module's name section, and write the integrity
     // hashes again for both.
     ensure_npm_packages()?;
-    step("node web/finish.mjs dist (terser on the JavaScript, wasm-opt -Os and the name section dropped, integrity hashes)");
-    run("node", &["web/finish.mjs", &dist.display().to_string()])?;
+    let public_url = std::env::var(PUBLIC_URL).ok().filter(|u| !u.trim().is_empty());
+    let mut finish = vec!["web/finish.mjs".to_string(), dist.display().to_string()];
+    if let Some(url) = &public_url {
+        finish.extend(["--public-url".to_string(), url.trim().to_string()]);
+    }
+    step(&format!(
+        "node {} (terser on the JavaScript, wasm-opt -Os and the name section dropped, integrity hashes, {})",
+        finish.join(" "),
+        match &public_url {
+            Some(_) => format!("link previews with their image, from {PUBLIC_URL}"),
+            None =>
+                format!("link previews without an image: set {PUBLIC_URL} to the deployed address for one"),
+        }
+    ));
+    let finish: Vec<&str> = finish.iter().map(String::as_str).collect();
+    run("node", &finish)?;
     Ok(dist)
 }
 

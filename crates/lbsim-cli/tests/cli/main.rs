@@ -3,6 +3,7 @@
 //! implementation's documented sequence, a remapping fraction from theory,
 //! the report's documented field names, another command's output.
 
+mod config_means_what_the_scenario_means;
 mod config_writes_what_the_balancer_takes;
 mod edge_inputs_keep_their_meaning;
 mod empty_figures_are_not_zeros;
@@ -26,9 +27,11 @@ mod scenario_files_are_read_up_to_a_cap;
 mod sweep_keeps_only_rows;
 mod sweep_rows_match_single_runs;
 mod trace_follows_the_reference_sequences;
+mod trace_memory_does_not_grow_with_the_user;
 mod trace_places_rings_as_the_core_does;
 mod trace_takes_every_field_its_picks_depend_on;
 mod url_round_trip;
+mod values_are_read_one_way;
 
 use assert_cmd::Command;
 use lbsim_core::presets::PRESETS;

@@ -298,7 +298,10 @@ mod tests {
     // hashlib, which is our reading of libketama, not libketama.
     const CONFIG: [&str; 3] = ["10.0.0.1:8080", "10.0.0.2:8080", "10.0.0.3:80"];
 
-    /// The first points real NGINX 1.22 places for this pool.
+    /// The first points of NGINX 1.22's ring for this pool, as the oracle
+    /// `tests/oracles/nginx_chash.py` computes them from NGINX's source (a
+    /// running NGINX does not expose its ring; the real program holds the
+    /// ring request by request in `cargo xtask conformance`).
     #[test]
     fn nginx_ring_begins_where_nginx_does() {
         let (points, bits) = Builder::Nginx.points(&CONFIG, &[1, 2, 1], 0, HashFn::DEFAULT);

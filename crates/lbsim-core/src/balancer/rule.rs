@@ -250,12 +250,24 @@ impl Counts for Unfinished {
 /// text, the hash and the lookup (about 270 instructions a request) are
 /// paid once per user instead of once per request. A rule forgets on every
 /// change of its state (a reshape).
+///
+/// The answer always comes from hashing the key's bytes; this is only a
+/// memo of it, and it holds the first [`REMEMBERED_USERS`] users (every
+/// user a run draws). A larger id (a trace may name any user up to
+/// 4,294,967,295) is hashed each time it comes, so memory never grows
+/// with a user's number.
 #[derive(Clone, Debug)]
 pub struct PerUser<T: Copy + PartialEq> {
-    /// Indexed by user id; `unknown` until first asked.
+    /// Indexed by user id, below [`REMEMBERED_USERS`]; `unknown` until
+    /// first asked.
     known: Vec<T>,
     unknown: T,
 }
+
+/// Users whose answers a [`PerUser`] memo keeps: at least the most users a
+/// scenario draws (the `users` field's maximum, docs/model.md#the-lab),
+/// so a run hashes each of its users once.
+pub const REMEMBERED_USERS: u32 = 1 << 20;
 
 impl<T: Copy + PartialEq> PerUser<T> {
     /// Nothing known yet; `unknown` marks an entry not yet computed (a real
@@ -270,9 +282,12 @@ impl<T: Copy + PartialEq> PerUser<T> {
         self.known.get(user as usize).copied().filter(|&v| v != self.unknown)
     }
 
-    /// Keeps `value` for `user`; returns it.
+    /// Keeps `value` for `user` if the memo reaches that far; returns it.
     #[inline]
     pub fn keep(&mut self, user: u32, value: T) -> T {
+        if user >= REMEMBERED_USERS {
+            return value;
+        }
         let user = user as usize;
         if user >= self.known.len() {
             self.known.resize(user + 1, self.unknown);

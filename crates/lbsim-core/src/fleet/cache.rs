@@ -20,8 +20,6 @@ use alloc::vec::Vec;
 use hashbrown::HashMap;
 use rustc_hash::FxBuildHasher;
 
-use crate::report::QUEUE_BUCKETS;
-
 /// No node.
 const NIL: u32 = u32::MAX;
 
@@ -176,13 +174,13 @@ pub(crate) struct CacheFigures {
 
 impl Caches {
     /// Empty caches of `keys` users on `n` servers, a hit doing `hit_cost`
-    /// of the work.
-    pub(crate) fn new(n: usize, keys: u32, hit_cost: f64) -> Caches {
+    /// of the work, tallied over `buckets` time buckets.
+    pub(crate) fn new(n: usize, keys: u32, hit_cost: f64, buckets: usize) -> Caches {
         Caches {
             lrus: alloc::vec![Lru::new(keys as usize); n],
             hit_cost,
             servers: alloc::vec![Tally::default(); n],
-            series: alloc::vec![Tally::default(); QUEUE_BUCKETS],
+            series: alloc::vec![Tally::default(); buckets],
         }
     }
 

@@ -13,9 +13,9 @@ use super::health::{Active, Downtime, Outlier, Passive};
 use super::timeline::Timeline;
 use crate::balancer::Pool;
 use crate::events::EventKind;
-use crate::report::{percentiles, Empty, Percentiles, QUEUE_BUCKETS};
+use crate::report::{percentiles, Empty, Percentiles};
 use crate::scenario::{CheckKind, Layer, Scenario};
-use crate::server::{bucket_of, AlgorithmRun};
+use crate::server::AlgorithmRun;
 use crate::workload::Workload;
 
 /// Marks an end in the heap as a light one: the request's index, not an
@@ -263,7 +263,8 @@ impl State {
         }
         let layer4 = scenario.layer == Layer::L4;
         let mut state = State {
-            caches: (scenario.cache_keys > 0).then(|| Caches::new(n, scenario.cache_keys, scenario.hit_cost)),
+            caches: (scenario.cache_keys > 0)
+                .then(|| Caches::new(n, scenario.cache_keys, scenario.hit_cost, run.buckets.count)),
             connections: layer4.then(|| Connections::new(scenario.users, scenario.conn_life_ms)),
             light_copy: if layer4 && run.observes {
                 alloc::vec![0; workload.requests.len()]
@@ -311,9 +312,9 @@ impl State {
             connect_ms: scenario.connect_ms,
             errors: 0,
             retries: 0,
-            error_series: alloc::vec![0; QUEUE_BUCKETS],
+            error_series: alloc::vec![0; run.buckets.count],
             server_errors: alloc::vec![0; n],
-            requests_series: alloc::vec![alloc::vec![0; QUEUE_BUCKETS]; n],
+            requests_series: alloc::vec![alloc::vec![0; run.buckets.count]; n],
             keep_log,
             answered: Vec::new(),
             verdicts: Vec::new(),
@@ -324,7 +325,7 @@ impl State {
     }
 
     pub(super) fn bucket(run: &AlgorithmRun, t: f64) -> usize {
-        bucket_of(t, run.bucket_ms)
+        run.buckets.of(t)
     }
 
     /// The time of the next probe, timer or slow-start tick.

@@ -28,7 +28,9 @@ use crate::workload::Workload;
 
 mod view;
 
-pub use self::view::{default_pair, window_for, Keys, View, DEFAULT_WINDOW, MAX_WINDOW, SPEEDS, VIEW_KEYS};
+pub use self::view::{
+    check_pair, default_pair, window_for, Keys, View, DEFAULT_WINDOW, MAX_WINDOW, SPEEDS, VIEW_KEYS,
+};
 
 /// The most attempts a replay carries: with retries a window's requests
 /// make more attempts than requests, and the log is cut to the requests

@@ -43,7 +43,8 @@ pub const VIEW_KEYS: [&str; 5] = ["view", "pair", "t", "speed", "window"];
 pub struct View {
     /// The two rules side by side; none: [`default_pair`].
     pub pair: Option<[AlgorithmId; 2]>,
-    /// The playhead, in seconds of simulated time.
+    /// The playhead, in seconds of simulated time; it counts to the ms
+    /// ([`View::t_ms`]), the precision the view's clock shows.
     pub t_s: f64,
     /// Simulated seconds a second of playing shows (0.1 to 10).
     pub speed: f64,
@@ -67,20 +68,25 @@ const MAX_T_S: f64 = 1.0e7;
 impl View {
     /// Sets one of [`VIEW_KEYS`] from a link's text; an error names the
     /// key, the value and what is allowed.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ScenarioError> {
-        let bad = |allowed: String| ScenarioError { field: key.into(), value: value.into(), allowed };
+    pub fn set(&mut self, key: &str, text: &str) -> Result<(), ScenarioError> {
+        let bad = |allowed: String| ScenarioError { field: key.into(), value: text.into(), allowed };
+        // Numbers and lists are read without the spaces around them, as
+        // every field's are.
+        let value = text.trim();
         let real = |lo: f64, hi: f64| {
             value
                 .parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite() && (lo..=hi).contains(x))
+                // `-0` is 0 (adding +0 turns -0 into +0).
+                .map(|x| x + 0.0)
                 .ok_or_else(|| bad(alloc::format!("a number from {lo} to {hi}")))
         };
         match key {
             "view" if value == "replay" => {}
             "view" => return Err(bad("replay".into())),
             "pair" => {
-                let ids: Vec<&str> = value.split(',').collect();
+                let ids: Vec<&str> = value.split(',').map(str::trim).collect();
                 let rules: Vec<AlgorithmId> = ids.iter().filter_map(|id| id.parse().ok()).collect();
                 match rules[..] {
                     [a, b] if ids.len() == 2 && a != b => self.pair = Some([a, b]),
@@ -109,21 +115,28 @@ impl View {
         Ok(())
     }
 
+    /// The playhead in whole ms, as the view and `lbsim replay --at` count
+    /// at it and a link writes it: `t=1.001` is 1001 ms (not the
+    /// 1000.999... ms that 1.001 s is in binary).
+    pub fn t_ms(&self) -> f64 {
+        libm::round(self.t_s * 1000.0)
+    }
+
     /// The window it replays of `scenario`.
     pub fn window_of(&self, scenario: &Scenario) -> u64 {
         self.window.unwrap_or_else(|| window_for(scenario))
     }
 
     /// The view's keys for a link, `&view=replay` first, then those that
-    /// differ from the defaults.
+    /// differ from the defaults; the playhead to the ms.
     pub fn encode(&self) -> String {
         let d = View::default();
         let mut out = String::from("&view=replay");
         if let Some([a, b]) = self.pair {
             out.push_str(&alloc::format!("&pair={},{}", a.id(), b.id()));
         }
-        if self.t_s != d.t_s {
-            out.push_str(&alloc::format!("&t={}", self.t_s));
+        if self.t_ms() != d.t_ms() {
+            out.push_str(&alloc::format!("&t={}", self.t_ms() / 1000.0));
         }
         if self.speed != d.speed {
             out.push_str(&alloc::format!("&speed={}", self.speed));
@@ -164,6 +177,26 @@ impl Keys {
         let errors = self.0.iter().filter_map(|(k, v)| view.set(k, v).err()).collect();
         (view, errors)
     }
+}
+
+/// Checks that a named pair is two of the scenario's rules: a replay
+/// shows what the scenario runs. Only a one-rule scenario's default pair
+/// ([`default_pair`]) brings a rule of its own, round robin (or least
+/// connections beside round robin), named or not.
+pub fn check_pair(scenario: &Scenario, pair: [AlgorithmId; 2]) -> Result<(), ScenarioError> {
+    let rules = scenario.rules();
+    let partner = rules.len() == 1
+        && default_pair(scenario, None).contains(&pair[0])
+        && default_pair(scenario, None).contains(&pair[1]);
+    if partner || pair.iter().all(|r| rules.contains(r)) {
+        return Ok(());
+    }
+    let ids: Vec<&str> = rules.iter().map(|r| r.id()).collect();
+    Err(ScenarioError {
+        field: "pair".into(),
+        value: alloc::format!("{},{}", pair[0].id(), pair[1].id()),
+        allowed: alloc::format!("two of the scenario's rules: {}", ids.join(", ")),
+    })
 }
 
 /// The two rules a replay shows when the link names none: the first two the
@@ -207,6 +240,13 @@ mod tests {
             "&view=replay&pair=round-robin,least-connections&t=12.5&speed=0.25&window=2000"
         );
         assert_eq!(View::default().encode(), "&view=replay");
+        // The playhead to the ms, read and written: a paused moment's
+        // digits are the clock's, and the ms it names is whole.
+        for (t_s, ms, key) in [(1.001, 1001.0, "&t=1.001"), (23.017_921_919_220_84, 23_018.0, "&t=23.018")] {
+            let v = View { t_s, ..View::default() };
+            assert_eq!(v.t_ms(), ms);
+            assert_eq!(v.encode(), alloc::format!("&view=replay{key}"));
+        }
         for (k, x, allowed) in [
             ("speed", "11", "a number from 0.1 to 10"),
             ("window", "20001", "a whole number from 1 to 20000"),

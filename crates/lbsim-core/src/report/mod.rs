@@ -17,7 +17,7 @@ mod summary;
 
 pub use self::summary::{percentiles, rank, ranked, summarize, Percentiles, Summary, CDF_POINTS};
 
-/// Buckets in a queue-length time series.
+/// Most buckets in a series over time.
 pub const QUEUE_BUCKETS: usize = 200;
 
 /// A figure that may not apply to a run, and where it applies may have
@@ -433,7 +433,9 @@ pub struct AlgorithmResult {
     pub hit_series: Option<Vec<Option<f64>>>,
     /// Time of the last completion in ms.
     pub makespan_ms: f64,
-    /// Width of a queue-series bucket in ms.
+    /// Width of a bucket of the series over time, in ms: a round width
+    /// (1, 2, 2.5 or 5 x 10^k), the series as many buckets long as cover
+    /// the arrivals (at most [`QUEUE_BUCKETS`]).
     pub queue_bucket_ms: f64,
     /// Longest queue on any server in each time bucket.
     pub queue_series: Vec<u32>,

@@ -365,7 +365,7 @@ scenario! {
     /// Server names; empty means `s1`..`sN`.
     names: Vec<String> = Vec::new()
         => ("names", NameList, 1.0, 32.0, 0.0, Servers, "server names",
-            "server names, one per server (letters, digits, - _ . and :, as host:port)")
+            "server names, one per server (letters, digits, - _ and .; an address as host:port or [IPv6]:port)")
         config(Written, Written, Written),
     /// Independent balancer copies, each with a partial view.
     balancers: u32 = 1

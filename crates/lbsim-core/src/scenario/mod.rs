@@ -30,7 +30,7 @@ pub use self::fields::{Expression, Field, InConfig, Scenario, FIELDS, IN_CONFIG}
 pub use self::kinds::{CheckKind, Layer, WorkKind};
 use self::lookup::row;
 pub use self::lookup::{field_spec, FAILURE_KEYS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS};
-pub use self::spec::{valid_name, Choice, FieldKind, Group, Spec, MAX_RING_POINTS, MAX_SEED};
+pub use self::spec::{name_problem, valid_name, Choice, FieldKind, Group, Spec, MAX_RING_POINTS, MAX_SEED};
 
 impl Scenario {
     /// Sets one field from its text form (URL value or CLI flag argument),
@@ -54,8 +54,10 @@ impl Scenario {
     pub fn check_fields(&self) -> Result<(), ScenarioError> {
         // Names one by one: their text form joins them with commas, so a
         // name with a comma, or an empty one, would come back as others.
-        if let Some(name) = self.names.iter().find(|n| !valid_name(n)) {
-            return Err(row("names").error(name));
+        if let Some((name, why)) = self.names.iter().find_map(|n| Some((n, name_problem(n)?))) {
+            let mut error = row("names").error(name);
+            error.allowed = format!("{why}; {}", error.allowed);
+            return Err(error);
         }
         // Re-parsing each field's text form runs the very checks `set` runs,
         // so the table stays the only place ranges live.

@@ -180,11 +180,45 @@ impl Spec {
     }
 }
 
-/// Whether `name` may name a server: 1 to 32 letters, digits, `-`, `_`,
-/// `.` or `:` (so `10.0.0.1:8080`, as in a config file, for the rings that
-/// hash what NGINX and ketama clients hash).
+/// Whether `name` may name a server ([`name_problem`] finds nothing).
 pub fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 32
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+    name_problem(name).is_none()
+}
+
+/// Why `name` may not name a server, if it may not. A name is 1 to 32
+/// letters, digits, `-`, `_` and `.`; a name with a colon is an address
+/// as a balancer reads it, `host:port` or `[IPv6]:port` (so
+/// `10.0.0.1:8080`, as in a config file, for the rings that hash what
+/// NGINX and ketama clients hash), with the port 1 to 65535 and nothing a
+/// balancer would read otherwise (docs/cli.md#server-names-and-keys).
+pub fn name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() || name.len() > 32 {
+        return Some("a name is 1 to 32 characters");
+    }
+    let plain = |text: &str| {
+        !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    };
+    let Some((host, port)) = name.rsplit_once(':') else {
+        return (!plain(name)).then_some("letters, digits, - _ and . only (and : [ ] in an address)");
+    };
+    let port_ok = !port.is_empty()
+        && port.bytes().all(|b| b.is_ascii_digit())
+        && !port.starts_with('0')
+        && port.parse::<u32>().is_ok_and(|p| p <= 65_535);
+    if !port_ok {
+        return Some("an address's port is 1 to 65535, in digits without a leading 0");
+    }
+    if let Some(inner) = host.strip_prefix('[') {
+        let ipv6 = inner.strip_suffix(']').filter(|a| {
+            a.contains(':') && a.bytes().all(|b| b.is_ascii_hexdigit() || matches!(b, b':' | b'.'))
+        });
+        return ipv6.is_none().then_some("an IPv6 address is hex digits and colons in brackets: [addr]:port");
+    }
+    if host.contains(':') {
+        return Some("two colons: an IPv6 address is written in brackets, [addr]:port");
+    }
+    if host.eq_ignore_ascii_case("unix") {
+        return Some("unix:PATH is a Unix socket to NGINX, not a host and port");
+    }
+    (!plain(host)).then_some("an address's host is letters, digits, - _ and .")
 }

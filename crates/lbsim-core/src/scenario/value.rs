@@ -3,13 +3,14 @@
 //! takes: the page's selects, the CLI's help and the fuzz generators all
 //! read those from here.
 
+use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
 use super::error::ScenarioError;
 use super::kinds::{CheckKind, Layer, WorkKind};
-use super::spec::{valid_name, Choice, Spec};
+use super::spec::{name_problem, Choice, Spec};
 use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
 use crate::events::Events;
@@ -175,10 +176,20 @@ impl FieldValue for Vec<u32> {
 /// Server names, one per server.
 impl FieldValue for Vec<String> {
     fn parse(field: &Spec, text: &str) -> Result<Vec<String>, ScenarioError> {
-        field.parse_list(
-            text,
-            |part| if valid_name(part) { Ok(part.to_string()) } else { Err(field.error(part)) },
-        )
+        if text.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        text.split(',')
+            .map(str::trim)
+            .map(|part| match name_problem(part) {
+                None => Ok(part.to_string()),
+                Some(why) => Err(ScenarioError {
+                    field: field.key.to_string(),
+                    value: part.to_string(),
+                    allowed: format!("{why}; {}", field.allowed()),
+                }),
+            })
+            .collect()
     }
     fn text(&self) -> Option<String> {
         Some(self.join(","))

@@ -125,7 +125,8 @@ fn hostile_json_scenarios_never_panic_and_round_trip_when_accepted() {
 fn valid_remap() -> impl Strategy<Value = Remap> {
     (
         prop::sample::select(Scheme::ALL.to_vec()),
-        prop::collection::btree_set("[a-z][a-z0-9.:-]{0,6}", 2..10),
+        // Names as the grammar has them: plain, or host:port.
+        prop::collection::btree_set("[a-z][a-z0-9.-]{0,6}(:[1-9][0-9]{0,3})?", 2..10),
         any::<bool>(),
         any::<prop::sample::Index>(),
         0u64..50,

@@ -13,7 +13,9 @@
 //! passive and active checks, 5xx counting, outlier ejection, warm-up,
 //! slow start, error and connect times), of caches and of layer 4
 //! connections. No two lines are the same scenario or the same report.
-//! `LBSIM_BLESS=1` rewrites the file (only when numbers may move).
+//! `LBSIM_BLESS=1` rewrites the file (only when numbers may move); unset,
+//! empty or `0` checks it, and any other value fails, so a stray setting
+//! neither rewrites it nor passes unseen.
 
 use lbsim_core::presets::PRESETS;
 use lbsim_core::remap::{compare, Remap};
@@ -122,7 +124,7 @@ fn reports_are_byte_identical_to_the_captured_ones() {
             assert!(s.uses_event_loop(), "{name}: runs the fleet's event loop");
         }
     }
-    if std::env::var_os("LBSIM_BLESS").is_some() {
+    if blessing(std::env::var("LBSIM_BLESS").ok().as_deref()).unwrap_or_else(|e| panic!("{e}")) {
         std::fs::write(path, lines.join("\n") + "\n").expect("writes golden file");
         return;
     }
@@ -131,5 +133,27 @@ fn reports_are_byte_identical_to_the_captured_ones() {
     assert_eq!(golden.len(), lines.len(), "one fingerprint per scenario");
     for (want, got) in golden.iter().zip(&lines) {
         assert_eq!(*want, got, "report changed");
+    }
+}
+
+/// Whether `LBSIM_BLESS`'s value asks to rewrite the goldens: only `1`.
+fn blessing(value: Option<&str>) -> Result<bool, String> {
+    match value {
+        Some("1") => Ok(true),
+        None | Some("" | "0") => Ok(false),
+        Some(other) => {
+            Err(format!("LBSIM_BLESS is 1 (rewrite the goldens) or 0 (check them), not {other:?}"))
+        }
+    }
+}
+
+#[test]
+fn only_lbsim_bless_1_rewrites_the_goldens() {
+    assert_eq!(blessing(Some("1")), Ok(true));
+    for checks in [None, Some(""), Some("0")] {
+        assert_eq!(blessing(checks), Ok(false), "{checks:?}");
+    }
+    for refused in ["true", "yes", "2", " 1"] {
+        assert!(blessing(Some(refused)).is_err(), "{refused:?}");
     }
 }

@@ -41,12 +41,16 @@ pub(super) fn decade_ceil(v: f64) -> f64 {
     libm::pow(10.0, libm::ceil(libm::log10(v)))
 }
 
-/// Milliseconds as axis labels: 1, 10, 100, 1 s.
+/// A duration given in ms, in the unit a reader uses: 250 µs, 10 ms, 1 s
+/// (every tick with its unit, so a tick never contradicts the axis's
+/// title, nor is a bare number beside "1 s").
 pub(super) fn ms_label(v: f64) -> String {
     if v >= 1000.0 {
         format!("{} s", trim(v / 1000.0))
+    } else if v > 0.0 && v < 1.0 {
+        format!("{} \u{b5}s", trim(v * 1000.0))
     } else {
-        trim(v)
+        format!("{} ms", trim(v))
     }
 }
 

@@ -8,6 +8,7 @@ use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use crate::plots::axis::{decade_ceil, decade_floor, ms_label, share_label, themed, unstretched};
+use crate::plots::drawn;
 use crate::plots::frame::{fail, surface, titled};
 use crate::plots::legend::{legend_rows, LegendRow};
 use crate::plots::look::{drawing_order, Look};
@@ -95,7 +96,8 @@ pub fn latency(
     let title = format!(
         "Latency, {}{}",
         view.class.words(),
-        if view.tail { ": share slower than x (1 - CDF)" } else { ": share at most x (CDF)" }
+        // No break inside "(1 - CDF)" on a phone's width.
+        if view.tail { ": share slower than x (1\u{a0}-\u{a0}CDF)" } else { ": share at most x (CDF)" }
     );
     let plot = titled(&root, &title, look)?;
     let all: Vec<[f64; 2]> =
@@ -113,7 +115,11 @@ pub fn latency(
     let largest = |r: &&AlgorithmResult| points(r, view.class).iter().map(|p| p[0]).fold(0.0, f64::max);
     let extremes: Vec<f64> = results.iter().map(largest).collect();
     let (hi, _) = unstretched(&extremes, 3.0, 0.0);
-    let lo = all.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
+    // The axis starts where the lines leave 0: at the first point past the
+    // fastest half percent of some rule (a few requests far faster than
+    // the rest would leave most of the width flat), the faster ones drawn
+    // at the left edge.
+    let lo = all.iter().filter(|p| p[1] >= 0.005).map(|p| p[0]).fold(f64::INFINITY, f64::min);
     let (mut x0, mut x1) = (decade_floor(lo), decade_ceil(hi));
     if x1 <= x0 {
         x1 = x0 * 10.0;
@@ -132,12 +138,16 @@ pub fn latency(
     let mut builder = ChartBuilder::on(&plot);
     // Room for "0.001%" beside the axis's title, which runs the chart's
     // whole height on a phone.
-    builder.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(66.0));
+    // Room on the right for half the last tick's label ("10 s").
+    builder
+        .margin(look.px(8.0))
+        .margin_right(look.px(20.0))
+        .x_label_area_size(look.px(42.0))
+        .y_label_area_size(look.px(66.0));
     // Both log axes are drawn as log10 of the value on a linear one,
     // decades labelled: the one chart type of every plot, which keeps the
     // bundle small. Points past the right edge are cut at it (plotters
     // draws them outside the plot otherwise).
-    let x_of = |ms: f64| libm::log10(ms.min(x1));
     let decade = |v: f64, label: fn(f64) -> String| {
         let whole = v.round();
         if (v - whole).abs() < 1e-6 {
@@ -151,12 +161,11 @@ pub fn latency(
     } else {
         (0.0, "share of requests at most x")
     };
-    let y_of = |p: f64| if view.tail { libm::log10(1.0 - p) } else { p };
     let y_label = |v: &f64| if view.tail { decade(*v, share_label) } else { share_label(*v) };
     let y_hi = if view.tail { 0.0 } else { 1.0 };
     let mut chart = builder.build_cartesian_2d(libm::log10(x0)..libm::log10(x1), y_lo..y_hi).map_err(fail)?;
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
-        .x_desc("latency (ms, log scale)")
+        .x_desc("latency (log scale)")
         .y_desc(y_desc)
         .x_label_formatter(&|v| decade(*v, ms_label))
         .y_label_formatter(&y_label)
@@ -164,19 +173,15 @@ pub fn latency(
         .draw()
         .map_err(fail)?;
     for r in order {
-        let points = points(r, view.class);
-        let line: Vec<(f64, f64)> = if view.tail {
-            points.iter().filter(|p| p[1] < 1.0 && p[0] <= x1).map(|p| (x_of(p[0]), y_of(p[1]))).collect()
-        } else {
-            std::iter::once((x_of(x0), 0.0)).chain(points.iter().map(|p| (x_of(p[0]), p[1]))).collect()
-        };
-        chart.draw_series(LineSeries::new(line, look.line(r.algorithm, 2.0))).map_err(fail)?;
+        let line = steps(points(r, view.class), (x0, x1), y0, view.tail);
+        let style = look.line(r.algorithm, 2.0);
+        drawn::line(&mut chart, canvas, r.algorithm.id(), &line, style, [true, view.tail])?;
     }
     if let Some(m) = theory {
         let curve: Vec<(f64, f64)> = log_grid(x0, x1)
             .map(|t| (t, if view.tail { m.sojourn_tail(t) } else { m.sojourn_cdf(t) }))
             .filter(|p| !view.tail || p.1 >= y0)
-            .map(|(t, v)| (x_of(t), if view.tail { libm::log10(v) } else { v }))
+            .map(|(t, v)| (libm::log10(t), if view.tail { libm::log10(v) } else { v }))
             .collect();
         chart
             .draw_series(DashedLineSeries::new(
@@ -197,6 +202,27 @@ pub fn latency(
     }
     root.present().map_err(fail)?;
     Ok(rows)
+}
+
+/// The distribution of `points` (latency, share at most it) as drawn: a
+/// step at each point (the share holds until the next latency, then
+/// rises), never a straight line from one point to the next, which would
+/// show requests that do not exist where two points are far apart. In
+/// data units (ms, and the share, or the share slower for the `tail`,
+/// down to `floor`); within the axis's latencies `x`, a line past its
+/// right edge stopping there.
+fn steps(points: &[[f64; 2]], x: (f64, f64), floor: f64, tail: bool) -> Vec<(f64, f64)> {
+    let y = |share: f64| if tail { (1.0 - share).max(floor) } else { share };
+    let mut line = vec![(x.0, y(0.0))];
+    for p in points {
+        let held = line[line.len() - 1].1;
+        line.push((p[0].clamp(x.0, x.1), held));
+        if p[0] > x.1 {
+            break;
+        }
+        line.push((p[0].max(x.0), y(p[1])));
+    }
+    line
 }
 
 fn log_grid(x0: f64, x1: f64) -> impl Iterator<Item = f64> {

@@ -28,6 +28,7 @@ pub(super) fn surface(canvas: &HtmlCanvasElement, look: &Look) -> Option<Area> {
     if canvas.height() != ph {
         canvas.set_height(ph);
     }
+    crate::plots::drawn::begin(canvas);
     let area = Canvas::new(canvas)?.into_drawing_area();
     area.fill(&look.theme.bg).ok()?;
     Some(area)

@@ -7,6 +7,7 @@ use web_sys::HtmlCanvasElement;
 
 use crate::palette::colour;
 use crate::plots::axis::{category_label, themed, trim};
+use crate::plots::drawn;
 use crate::plots::frame::{fail, surface, titled};
 use crate::plots::look::Look;
 
@@ -39,7 +40,8 @@ pub fn loads(
     let panels = body.split_evenly((rows, cols));
     let peak = results.iter().flat_map(|r| r.servers.iter().map(|s| s.load)).fold(0.0, f64::max);
     let fairest = results.iter().map(|r| fair(r)).fold(0.0, f64::max);
-    let ymax = (peak.max(fairest).max(1.0) * 1.15 * 10.0).ceil() / 10.0;
+    // Headroom over the saturation line for the busiest server's label.
+    let ymax = (peak.max(fairest).max(1.0) * 1.3 * 10.0).ceil() / 10.0;
     for (i, (panel, r)) in panels.iter().zip(results).enumerate() {
         let fair = fair(r);
         let first_column = i % cols == 0;
@@ -67,13 +69,13 @@ pub fn loads(
             .map_err(fail)?;
         let half = if n <= 64 { 0.38 } else { 0.5 };
         let muted = !look.emphasised(r.algorithm);
-        chart
-            .draw_series(r.servers.iter().enumerate().map(|(i, s)| {
-                let x = i as f64;
-                let fill = if i == busiest && !muted { c.filled() } else { c.mix(0.45).filled() };
-                Rectangle::new([(x - half, 0.0), (x + half, s.load)], fill)
-            }))
-            .map_err(fail)?;
+        let bar = |i: usize| [(i as f64 - half, 0.0), (i as f64 + half, r.servers[i].load)];
+        let others: Vec<(f64, f64)> = (0..n).filter(|&i| i != busiest || muted).flat_map(bar).collect();
+        drawn::bars(&mut chart, canvas, r.algorithm.id(), &others, c.mix(0.45).filled())?;
+        if !muted {
+            let name = format!("{} busiest", r.algorithm.id());
+            drawn::bars(&mut chart, canvas, &name, &bar(busiest), c.filled())?;
+        }
         // Light fills are faint on the background: an outline in the
         // theme's text colour keeps every bar's height readable.
         if n <= 64 {
@@ -101,15 +103,17 @@ pub fn loads(
                 look.theme.fg.stroke_width(look.stroke(1.5)),
             ))
             .map_err(fail)?;
+        // In the headroom at the top right of the plot, above the
+        // saturation line and inside the panel, whatever the bars.
         let s = &r.servers[busiest];
         let label = format!("highest load {} {:.2}", s.name, s.load);
-        let at = chart.backend_coord(&(busiest as f64, s.load));
-        let anchor = if busiest * 2 < n { HPos::Left } else { HPos::Right };
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        let base = panel.get_base_pixel();
         panel
             .draw(&Text::new(
                 label,
-                (at.0 - panel.get_base_pixel().0, at.1 - panel.get_base_pixel().1 - look.px(3.0) as i32),
-                look.font(11.0).pos(Pos::new(anchor, VPos::Bottom)),
+                (xs.end - base.0 - look.px(2.0) as i32, ys.start - base.1 + look.px(1.0) as i32),
+                look.font(11.0).pos(Pos::new(HPos::Right, VPos::Top)),
             ))
             .map_err(fail)?;
     }

@@ -6,11 +6,12 @@
 //! the canvas (`legend::fill`), so the chart keeps the whole canvas.
 //!
 //! One file per plot family (`cdf`, `load`, `over_time`, `remap`, `sweep`)
-//! over the shared pieces (`look`, `frame`, `legend`, `axis`). They know
+//! over the shared pieces (`look`, `frame`, `legend`, `axis`, and `drawn`, the marks that carry the data, told to tests). They know
 //! nothing of the page's state: what to draw comes in as arguments.
 
 pub mod axis;
 pub mod cdf;
+pub mod drawn;
 pub mod frame;
 pub mod legend;
 pub mod load;

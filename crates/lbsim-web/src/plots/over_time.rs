@@ -4,13 +4,12 @@
 
 use lbsim_core::events::{EventKind, Events};
 use lbsim_core::report::AlgorithmResult;
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use web_sys::HtmlCanvasElement;
 
-use crate::backend::Canvas;
-use crate::plots::axis::{themed, trim, unstretched};
+use crate::plots::axis::{ms_label, themed, trim, unstretched};
+use crate::plots::drawn;
 use crate::plots::frame::{fail, surface, titled, Area};
 use crate::plots::legend::{legend_rows, LegendRow};
 use crate::plots::look::{drawing_order, Look};
@@ -69,7 +68,7 @@ fn span_s(results: &[&AlgorithmResult]) -> f64 {
 /// each labelled ("s3 fail") at the top, labels moved down a row when
 /// they would run into the one before.
 fn markers(
-    chart: &mut ChartContext<'_, Canvas, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    chart: &mut drawn::Chart<'_>,
     area: &Area,
     events: &Events,
     top: f64,
@@ -104,10 +103,13 @@ fn markers(
         let (w, h) = area.estimate_text_size(&label, &font).unwrap_or((0, 0));
         let at = chart.backend_coord(&(t, top));
         let base = area.get_base_pixel();
-        let mut x = at.0 - base.0 + look.px(3.0) as i32;
-        // Near the right edge the label goes to the left of its line.
-        if x + w as i32 > right as i32 {
-            x = at.0 - base.0 - look.px(3.0) as i32 - w as i32;
+        let line_x = at.0 - base.0;
+        let mut x = line_x + look.px(3.0) as i32;
+        // Near the right edge the label goes to the left of its line, and
+        // a short rule joins it to the line, so it is read as that line's.
+        let left = x + w as i32 > right as i32;
+        if left {
+            x = line_x - look.px(8.0) as i32 - w as i32;
         }
         let row = ends.iter().position(|&end| x > end).unwrap_or(0);
         ends[row] = x + w as i32 + look.px(4.0) as i32;
@@ -118,6 +120,11 @@ fn markers(
         let back = [(x - pad, y - pad / 2), (x + w as i32 + pad, y + h as i32 + pad / 2)];
         area.draw(&Rectangle::new(back, look.theme.bg.mix(0.85).filled())).map_err(fail)?;
         area.draw(&Text::new(label, (x, y), font.clone().color(&c))).map_err(fail)?;
+        if left {
+            let mid = y + h as i32 / 2;
+            let rule = [(x + w as i32 + pad, mid), (line_x, mid)];
+            area.draw(&PathElement::new(rule, c.stroke_width(look.stroke(1.0)))).map_err(fail)?;
+        }
     }
     Ok(())
 }
@@ -149,13 +156,14 @@ pub fn over_time(
     };
     let mut chart = ChartBuilder::on(&plot)
         .margin(look.px(8.0))
+        .margin_right(look.px(20.0))
         .x_label_area_size(look.px(42.0))
         .y_label_area_size(look.px(58.0))
         .build_cartesian_2d(0.0..span, 0.0..top)
         .map_err(fail)?;
     let y_label = |v: &f64| if what.share { format!("{}%", trim(*v)) } else { trim(*v) };
     // Every series is per bucket: the axis says how wide one is.
-    let bucket = format!("{} ms", trim(results.first().map_or(0.0, |r| r.queue_bucket_ms)));
+    let bucket = ms_label(results.first().map_or(0.0, |r| r.queue_bucket_ms));
     themed(&mut chart.configure_mesh(), look, 12.0, 0.0)
         .x_desc(format!("time (s), buckets of {bucket}"))
         .y_desc(match what.y_desc.strip_suffix(" bucket") {
@@ -178,7 +186,8 @@ pub fn over_time(
                 Some(v) => stretch.push((i as f64 * step, v.min(top))),
                 None if !stretch.is_empty() => {
                     let style = look.line(r.algorithm, 1.5);
-                    chart.draw_series(LineSeries::new(std::mem::take(&mut stretch), style)).map_err(fail)?;
+                    drawn::line(&mut chart, canvas, r.algorithm.id(), &stretch, style, [false, false])?;
+                    stretch.clear();
                 }
                 None => {}
             }
@@ -194,14 +203,44 @@ pub fn over_time(
     Ok(legend_rows(&results.iter().map(|r| r.algorithm).collect::<Vec<_>>(), &off, look))
 }
 
-/// Server `i` of `n` in the requests plot: shades from the theme's text
-/// colour towards its background, so no server wears a rule's colour
-/// (the panels are the rules).
-fn server_colour(look: &Look, i: usize, n: usize) -> RGBColor {
-    let t = if n > 1 { 0.7 * i as f64 / (n - 1) as f64 } else { 0.0 };
+/// Colours a reader tells apart, after the theme's text colour: one per
+/// server up to eight. None is a rule's (the panels are the rules): Paul
+/// Tol's muted and bright schemes less the hues the rules wear.
+const SERVER_COLOURS: [RGBColor; 7] = [
+    RGBColor(0xCC, 0x66, 0x77),
+    RGBColor(0x11, 0x77, 0x33),
+    RGBColor(0x66, 0x77, 0xDD),
+    RGBColor(0xDD, 0xAA, 0x33),
+    RGBColor(0x88, 0x22, 0x55),
+    RGBColor(0x66, 0xCC, 0xEE),
+    RGBColor(0xBB, 0xBB, 0xBB),
+];
+
+/// The colour of each server in the requests plot: its own up to eight
+/// servers; beyond that the busiest and those the events name keep one
+/// (in that order, while colours last) and the rest share a faint one.
+fn server_colours(look: &Look, first: &AlgorithmResult, events: &Events) -> Vec<(RGBColor, bool)> {
+    let n = first.servers.len();
+    let palette =
+        |k: usize| if k == 0 { look.theme.fg } else { SERVER_COLOURS[(k - 1) % SERVER_COLOURS.len()] };
+    if n <= 8 {
+        return (0..n).map(|i| (palette(i), true)).collect();
+    }
+    let busiest = (0..n).max_by_key(|&i| first.servers[i].requests).unwrap_or(0);
+    let mut marked = vec![busiest];
+    for e in &events.0 {
+        if let Some(i) = first.servers.iter().position(|s| s.name == e.server) {
+            if !marked.contains(&i) && marked.len() < 8 {
+                marked.push(i);
+            }
+        }
+    }
     let (RGBColor(a, b, c), RGBColor(x, y, z)) = (look.theme.fg, look.theme.bg);
-    let mix = |from: u8, to: u8| (f64::from(from) + (f64::from(to) - f64::from(from)) * t) as u8;
-    RGBColor(mix(a, x), mix(b, y), mix(c, z))
+    let faint = |from: u8, to: u8| (f64::from(from) * 0.35 + f64::from(to) * 0.65) as u8;
+    let rest = RGBColor(faint(a, x), faint(b, y), faint(c, z));
+    (0..n)
+        .map(|i| marked.iter().position(|&m| m == i).map_or((rest, false), |k| (palette(k), true)))
+        .collect()
 }
 
 /// Most servers drawn one line each.
@@ -220,14 +259,21 @@ pub fn requests(
     let Some(root) = surface(canvas, look) else { return Ok(Vec::new()) };
     let Some(first) = results.first() else { return Ok(Vec::new()) };
     let body = titled(&root, "Requests sent to each server over time (per second)", look)?;
-    let shown = first.servers.len().min(MAX_SERVER_LINES);
-    let rows: Vec<LegendRow> = first
+    let colours = server_colours(look, first, events);
+    let mut rows: Vec<LegendRow> = first
         .servers
         .iter()
-        .take(MAX_SERVER_LINES)
-        .enumerate()
-        .map(|(i, s)| LegendRow::line(s.name.clone(), server_colour(look, i, shown), true))
+        .zip(&colours)
+        .filter(|(_, (_, own))| *own)
+        .map(|(s, &(c, _))| LegendRow::line(s.name.clone(), c, true))
         .collect();
+    if colours.iter().any(|(_, own)| !own) {
+        rows.push(LegendRow::line(
+            "the other servers".into(),
+            colours.iter().find(|c| !c.1).map_or(look.theme.fg, |c| c.0),
+            false,
+        ));
+    }
     let per_s = |r: &AlgorithmResult, count: u32| f64::from(count) * 1000.0 / r.queue_bucket_ms.max(1e-9);
     let peak = results
         .iter()
@@ -254,12 +300,22 @@ pub fn requests(
             .axis_desc_style(look.font(11.0))
             .draw()
             .map_err(fail)?;
-        for (j, s) in r.servers.iter().enumerate().take(MAX_SERVER_LINES) {
+        // The servers that share a look first, so the marked ones are on top.
+        let order = (0..r.servers.len()).filter(|&j| !colours.get(j).is_some_and(|c| c.1));
+        let order = order.take(MAX_SERVER_LINES);
+        for j in order.chain((0..r.servers.len()).filter(|&j| colours.get(j).is_some_and(|c| c.1))) {
+            let s = &r.servers[j];
             let step = r.queue_bucket_ms / 1000.0;
-            let line =
-                s.requests_series.iter().flatten().enumerate().map(|(k, &c)| (k as f64 * step, per_s(r, c)));
-            let style = server_colour(look, j, shown).stroke_width(look.stroke(1.5));
-            chart.draw_series(LineSeries::new(line, style)).map_err(fail)?;
+            let line: Vec<(f64, f64)> = s
+                .requests_series
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(k, &c)| (k as f64 * step, per_s(r, c)))
+                .collect();
+            let (c, _) = colours.get(j).copied().unwrap_or((look.theme.fg, false));
+            let name = format!("{} {}", r.algorithm.id(), s.name);
+            drawn::line(&mut chart, canvas, &name, &line, c.stroke_width(look.stroke(1.5)), [false, false])?;
         }
         markers(&mut chart, panel, events, top, 10.0, look)?;
     }

@@ -8,6 +8,7 @@ use web_sys::HtmlCanvasElement;
 
 use crate::palette::colour;
 use crate::plots::axis::{category_label, share_label, themed, trim};
+use crate::plots::drawn;
 use crate::plots::frame::{fail, surface, titled};
 use crate::plots::legend::LegendRow;
 use crate::plots::look::Look;
@@ -67,11 +68,10 @@ pub fn remapping(
         .map_err(fail)?;
     let at = |i: usize| (m - 1 - i) as f64;
     let share = |r: &RemapReport| r.moved as f64 / r.keys.max(1) as f64;
-    chart
-        .draw_series(reports.iter().enumerate().map(|(i, (id, r))| {
-            Rectangle::new([(0.0, at(i) - 0.35), (share(r), at(i) + 0.35)], scheme_colour(id, look).filled())
-        }))
-        .map_err(fail)?;
+    for (i, (id, r)) in reports.iter().enumerate() {
+        let moved = [(0.0, at(i) - 0.35), (share(r), at(i) + 0.35)];
+        drawn::bars(&mut chart, canvas, &format!("{id} moved"), &moved, scheme_colour(id, look).filled())?;
+    }
     chart
         .draw_series(DashedLineSeries::new(
             [(ideal, -0.5), (ideal, m as f64 - 0.5)],
@@ -124,15 +124,18 @@ pub fn remapping(
             .draw()
             .map_err(fail)?;
         let c = scheme_colour(id, look);
-        chart
-            .draw_series(nodes.iter().enumerate().flat_map(|(i, n)| {
-                let x = i as f64;
-                [
-                    Rectangle::new([(x - 0.4, 0.0), (x, owned(&r.before, n))], c.mix(0.4).filled()),
-                    Rectangle::new([(x, 0.0), (x + 0.4, owned(&r.after, n))], c.filled()),
-                ]
-            }))
-            .map_err(fail)?;
+        let before: Vec<(f64, f64)> = nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| [(i as f64 - 0.4, 0.0), (i as f64, owned(&r.before, n))])
+            .collect();
+        let after: Vec<(f64, f64)> = nodes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| [(i as f64, 0.0), (i as f64 + 0.4, owned(&r.after, n))])
+            .collect();
+        drawn::bars(&mut chart, canvas, &format!("{id} before"), &before, c.mix(0.4).filled())?;
+        drawn::bars(&mut chart, canvas, &format!("{id} after"), &after, c.filled())?;
     }
     root.present().map_err(fail)?;
     // The bars of each panel: light before the change, dark after; the

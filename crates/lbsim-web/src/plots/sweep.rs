@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use crate::plots::axis::{decade_ceil, decade_floor, ms_label, share_label, themed, trim, unstretched};
+use crate::plots::drawn;
 use crate::plots::frame::{fail, surface, titled};
 use crate::plots::legend::{legend_rows, LegendRow};
 use crate::plots::look::Look;
@@ -58,14 +59,21 @@ pub fn sweep(
         (0.0, hi * 1.1)
     };
     let to_axis = |y: f64| if log { libm::log10(y.max(libm::pow(10.0, y0))) } else { y }.min(y1);
+    let un = |v: f64| if log { libm::pow(10.0, v) } else { v };
     let mut chart = ChartBuilder::on(&plot);
-    chart.margin(look.px(8.0)).x_label_area_size(look.px(42.0)).y_label_area_size(look.px(58.0));
-    let value_label = |v: f64| if figure.is_latency() { ms_label(v) } else { share_label(v) };
+    chart
+        .margin(look.px(8.0))
+        .margin_right(look.px(20.0))
+        .x_label_area_size(look.px(42.0))
+        .y_label_area_size(look.px(58.0));
+    // Ticks in the unit the axis's title names ("p99 (ms)"); the legend's
+    // note says a value with its unit.
+    let value_label = |v: f64| if figure.is_latency() { trim(v) } else { share_label(v) };
     let label = |v: f64| {
         let whole = v.round();
         match log {
             false => value_label(v),
-            true if (v - whole).abs() < 1e-6 => ms_label(libm::pow(10.0, whole)),
+            true if (v - whole).abs() < 1e-6 => trim(libm::pow(10.0, whole)),
             true => String::new(),
         }
     };
@@ -79,12 +87,14 @@ pub fn sweep(
         .draw()
         .map_err(fail)?;
     for (line, a) in lines.iter().zip(&algorithms) {
-        let points = line.iter().map(|&(x, y)| (x, to_axis(y)));
-        chart.draw_series(LineSeries::new(points, look.line(*a, 2.0))).map_err(fail)?;
+        // In data units: what the axis shows, a value off the top at it.
+        let points: Vec<(f64, f64)> = line.iter().map(|&(x, y)| (x, un(to_axis(y)))).collect();
+        drawn::line(&mut chart, canvas, a.id(), &points, look.line(*a, 2.0), [false, log])?;
     }
     root.present().map_err(fail)?;
+    let note = |v: f64| if figure.is_latency() { ms_label(v) } else { share_label(v) };
     let ceiling = if log { libm::pow(10.0, y1) } else { y1 };
     let off: Vec<Option<String>> =
-        extremes.iter().map(|&top| (top > ceiling).then(|| format!("max {}", value_label(top)))).collect();
+        extremes.iter().map(|&top| (top > ceiling).then(|| format!("max {}", note(top)))).collect();
     Ok(legend_rows(&algorithms, &off, look))
 }

@@ -1,6 +1,7 @@
 //! The view's markup and what each of its controls does: the two rules,
 //! the window and the speed; play, the steps and the scrubber; the keys
-//! (space plays or pauses, the arrows step); a folded panel pauses.
+//! (space plays or pauses, the arrows step, with Shift to the next thing
+//! that happens); a folded panel pauses.
 
 use lbsim_core::replay::{View, MAX_WINDOW};
 use lbsim_core::AlgorithmId;
@@ -47,7 +48,10 @@ pub fn build() {
     let view = element("div", "replay-view");
     view.set_id("replay-view");
     let _ = view.set_attribute("tabindex", "0");
-    let _ = view.set_attribute("aria-label", "Replay: space plays or pauses, the arrow keys step");
+    let _ = view.set_attribute(
+        "aria-label",
+        "Replay: space plays or pauses, the arrow keys step a hundredth, with Shift to the next request",
+    );
     let tools = element("div", "plot-tools replay-tools");
     for i in 0..2 {
         let select = element("select", "");
@@ -64,8 +68,10 @@ pub fn build() {
     for (k, v) in [("type", "number"), ("min", "1"), ("max", &MAX_WINDOW.to_string()), ("step", "1")] {
         let _ = window_input.set_attribute(k, v);
     }
-    let _ = tools.append_child(&labelled("first ", &window_input));
-    let _ = tools.append_child(&text_element("span", "", " requests"));
+    // "requests" in the label, so that it wraps with its number.
+    let first = labelled("first ", &window_input);
+    let _ = first.append_child(&document().create_text_node(" requests"));
+    let _ = tools.append_child(&first);
     let speed = element("select", "");
     speed.set_id("replay-speed");
     let _ = tools.append_child(&labelled("speed ", &speed));
@@ -76,7 +82,7 @@ pub fn build() {
     let _ = transport.append_child(&button("replay-step", "▶", "step forward"));
     let scrub = element("input", "replay-scrub");
     scrub.set_id("replay-scrub");
-    for (k, v) in [("type", "range"), ("min", "0"), ("max", "0"), ("step", "any"), ("value", "0")] {
+    for (k, v) in [("type", "range"), ("min", "0"), ("max", "0"), ("step", "1"), ("value", "0")] {
         let _ = scrub.set_attribute(k, v);
     }
     let _ = scrub.set_attribute("aria-label", "playhead, simulated time");
@@ -104,11 +110,13 @@ pub fn build() {
     let legend = text_element(
         "p",
         "note",
-        "● a quick request, ■ a slow one; hollow: its server's cache held the user; ringed: a retry; \
-         × an error leaving. Boxes are a server's slots, dots after them its queue; the columns count \
-         what is in flight and waiting; the strip on top marks the scenario's events, and the ticks \
-         under it the balancer's health verdicts (a dashed row: taken out of its choices). The counters \
-         count what has happened by the playhead (p99 so far: of the requests answered by then).",
+        "● a quick request, ■ a slow one; hollow: its server's cache held the user; ringed: a retry. \
+         Requests leave the balancer (the bar) for a server's slots (the boxes) or its queue (the dots \
+         after them), and go back to it answered, fading; × an error going back. The columns count what \
+         is in flight and waiting; the strip on top marks the scenario's events, and the ticks under it \
+         the balancer's health verdicts (a dashed row: taken out of its choices). ◀ ▶ step a hundredth \
+         of the replay. The counters count what has happened by the playhead (p99 so far: of the \
+         requests answered by then).",
     );
     let _ = view.append_child(&legend);
     let status_line = element("p", "replay-status");
@@ -140,11 +148,11 @@ fn wire_view(view: &Element) {
             }
             "ArrowRight" if !typing => {
                 e.prevent_default();
-                step(true);
+                step(true, key.shift_key());
             }
             "ArrowLeft" if !typing => {
                 e.prevent_default();
-                step(false);
+                step(false, key.shift_key());
             }
             _ => {}
         }
@@ -153,10 +161,10 @@ fn wire_view(view: &Element) {
         on(&b, "click", |_| toggle());
     }
     if let Some(b) = by_id::<Element>("replay-step") {
-        on(&b, "click", |_| step(true));
+        on(&b, "click", |_| step(true, false));
     }
     if let Some(b) = by_id::<Element>("replay-back") {
-        on(&b, "click", |_| step(false));
+        on(&b, "click", |_| step(false, false));
     }
     if let Some(scrub) = by_id::<HtmlInputElement>("replay-scrub") {
         on(&scrub, "input", |e| {

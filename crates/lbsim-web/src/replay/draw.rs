@@ -1,7 +1,16 @@
 //! One rule's side on its canvas at the playhead: the timeline strip with
 //! the scenario's events and the balancer's health verdicts, a row per
-//! server (its state, its slots, its queue, its counts), and the requests
-//! as dots gliding from the balancer, served and leaving.
+//! server (its name, its slots, its queue, its state, its counts), and the
+//! requests as dots gliding from the balancer to a slot or the queue, and
+//! back to the balancer when answered.
+//!
+//! Each row keeps its places apart, left to right: the name, the
+//! balancer's bar, the slots, the queue, the state and the counts. A dot
+//! only ever moves between the bar and the queue (an answer goes back the
+//! way it came, never through the queue), and the queue ends before the
+//! first state label, so no mark covers a label (`docs/embedding.md#the-replay`).
+
+use std::fmt::Write as _;
 
 use js_sys::Array;
 use lbsim_core::events::EventKind;
@@ -16,15 +25,21 @@ use super::state::Side;
 use crate::dom::by_id;
 use crate::palette::Theme;
 
-/// CSS px: the timeline strip on top, a server's row, the balancer's
-/// gutter, a server's name, a slot, a waiting dot's step, a count column.
+/// CSS px: the timeline strip on top, a server's row, the widest names'
+/// column, the balancer's bar, the widest slot, a waiting dot's step, a
+/// count column, the gap kept around a label.
 const TOP: f64 = 30.0;
 const ROW: f64 = 22.0;
-const GUTTER: f64 = 20.0;
 const NAME: f64 = 34.0;
+const BAR: f64 = 6.0;
 const SLOT: f64 = 13.0;
 const STEP: f64 = 8.0;
-const COUNT: f64 = 44.0;
+const COUNT: f64 = 40.0;
+const GAP: f64 = 6.0;
+/// Room kept after a queue for its "+N" when more wait than it shows.
+const PLUS: f64 = 30.0;
+/// Half a label's height (11 px text, its box as tall as the font).
+const HALF_TEXT: f64 = 6.0;
 
 /// A side's canvas height in CSS px for `servers` rows.
 pub fn height(servers: usize) -> f64 {
@@ -43,6 +58,8 @@ pub struct Frame<'a> {
     pub scale: f64,
     pub theme: Theme,
     pub sizes: [(f64, f64); 2],
+    /// Whether a test asked for what the frame drew (`window.lbsimReplayDrawn`).
+    pub record: bool,
 }
 
 /// How a dot looks: a square for a slow request, hollow for a cache hit,
@@ -62,6 +79,32 @@ fn css(c: plotters::style::RGBColor, alpha: f64) -> String {
 /// many paths (on a throttled phone the frame is the canvas's to fill).
 const FADES: usize = 4;
 
+/// Where a dot is, for the record a test reads: in a slot, waiting,
+/// gliding in, going back answered, an error going back.
+#[derive(Clone, Copy)]
+enum Place {
+    Served,
+    Queued,
+    Arriving,
+    Leaving,
+    Error,
+}
+
+impl Place {
+    fn code(self) -> char {
+        match self {
+            Place::Served => 's',
+            Place::Queued => 'q',
+            Place::Arriving => 'a',
+            Place::Leaving => 'l',
+            Place::Error => 'x',
+        }
+    }
+}
+
+/// A mark as recorded: where, its place's code, its server, whether hollow.
+type Recorded = (f64, f64, char, usize, bool);
+
 /// A frame's dots, gathered by look and drawn a path per look.
 #[derive(Default)]
 struct Dots {
@@ -69,23 +112,34 @@ struct Dots {
     looks: [Vec<(f64, f64)>; 4 * FADES],
     rings: Vec<(f64, f64)>,
     crosses: Vec<(f64, f64)>,
+    /// Every mark, when recorded.
+    record: Option<Vec<Recorded>>,
 }
 
 impl Dots {
     /// A dot at `(x, y)`, `fade` from 0 (solid) to 1 (gone).
-    fn add(&mut self, at: (f64, f64), mark: &Mark, fade: f64) {
+    fn add(&mut self, at: (f64, f64), mark: &Mark, fade: f64, place: Place, server: usize) {
         let step = ((fade * FADES as f64) as usize).min(FADES - 1);
         self.looks[usize::from(mark.slow) + 2 * usize::from(mark.hollow) + 4 * step].push(at);
         if mark.ring && step == 0 {
             self.rings.push(at);
         }
+        if let Some(r) = self.record.as_mut() {
+            r.push((at.0, at.1, place.code(), server, mark.hollow));
+        }
+    }
+
+    fn cross(&mut self, at: (f64, f64), server: usize) {
+        self.crosses.push(at);
+        if let Some(r) = self.record.as_mut() {
+            r.push((at.0, at.1, Place::Error.code(), server, false));
+        }
     }
 
     /// Draws them: a circle for a quick request, a square for a slow one,
     /// hollow when its server's cache held the user, ringed for a retry,
-    /// a cross for an error leaving.
-    fn draw(&self, ctx: &CanvasRenderingContext2d, fill: &str, fg: &str, bad: &str) {
-        let r = 3.2;
+    /// a cross for an error going back.
+    fn draw(&self, ctx: &CanvasRenderingContext2d, r: f64, fill: &str, fg: &str, bad: &str) {
         ctx.set_fill_style_str(fill);
         ctx.set_stroke_style_str(fill);
         ctx.set_line_width(1.5);
@@ -116,7 +170,7 @@ impl Dots {
         ctx.set_stroke_style_str(fg);
         ctx.set_line_width(1.0);
         ctx.stroke();
-        let c = 3.5;
+        let c = r + 0.3;
         ctx.begin_path();
         for &(x, y) in &self.crosses {
             ctx.move_to(x - c, y - c);
@@ -130,13 +184,97 @@ impl Dots {
     }
 }
 
-/// Draws rule `i`'s side at the playhead.
-pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
-    let Frame { scenario, timeline, names, t, end, glide, scale, theme, sizes } = *frame;
-    let Some(canvas) = by_id::<HtmlCanvasElement>(&format!("replay-canvas-{i}")) else { return };
+/// The labels a frame drew, with their boxes, when recorded.
+struct Labels<'a> {
+    ctx: &'a CanvasRenderingContext2d,
+    record: Option<Vec<(String, [f64; 4])>>,
+}
+
+impl Labels<'_> {
+    fn width(&self, text: &str) -> f64 {
+        self.ctx.measure_text(text).map_or(0.0, |m| m.width())
+    }
+
+    /// Draws `text` in `colour` with its left (or, `right`, its right)
+    /// edge at `x`, centred on `y`.
+    fn text(&mut self, text: &str, x: f64, y: f64, right: bool, colour: &str) {
+        self.ctx.set_fill_style_str(colour);
+        self.ctx.set_text_align(if right { "right" } else { "left" });
+        let _ = self.ctx.fill_text(text, x, y);
+        if let Some(r) = self.record.as_mut() {
+            let w = self.ctx.measure_text(text).map_or(0.0, |m| m.width());
+            let x0 = if right { x - w } else { x };
+            r.push((text.to_string(), [x0, y - HALF_TEXT, x0 + w, y + HALF_TEXT]));
+        }
+    }
+
+    /// `text` cut with an ellipsis to `room` px.
+    fn fit(&self, text: &str, room: f64) -> String {
+        if self.width(text) <= room {
+            return text.to_string();
+        }
+        let mut cut: Vec<char> = text.chars().collect();
+        while !cut.is_empty() {
+            cut.pop();
+            let shorter: String = cut.iter().chain(['…'].iter()).collect();
+            if self.width(&shorter) <= room {
+                return shorter;
+            }
+        }
+        String::new()
+    }
+}
+
+/// What a server's row says of it, longest first: its state and the
+/// balancer's verdict, then shorter forms for a narrow row.
+fn said(state: ServerState, out: bool, cause: Option<Cause>) -> Vec<String> {
+    let state = match state {
+        ServerState::Up => None,
+        ServerState::Slow(f) => Some(format!("slow ×{f}")),
+        ServerState::Failing => Some("failing: 500s".to_string()),
+        ServerState::Crashed => Some("crashed".to_string()),
+        ServerState::Out => Some("not in the pool".to_string()),
+    };
+    let why = match cause {
+        Some(Cause::Checks) => "out: health checks",
+        Some(Cause::Passive) => "out: max-fails",
+        Some(Cause::Outlier) => "out: ejected",
+        None => "out",
+    };
+    match (state, out) {
+        (None, false) => Vec::new(),
+        (None, true) => vec![why.to_string(), "out".to_string()],
+        (Some(s), false) => vec![s],
+        (Some(s), true) => vec![format!("{s} · {why}"), format!("{s} · out"), s],
+    }
+}
+
+/// JSON text of a string (a server's name may hold anything).
+fn quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Draws rule `i`'s side at the playhead; with `frame.record`, returns
+/// what it drew as JSON text (for the tests: the layout, each row's state
+/// and counts, every mark and every label with its box).
+pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) -> Option<String> {
+    let Frame { scenario, timeline, names, t, end, glide, scale, theme, sizes, record } = *frame;
+    let canvas = by_id::<HtmlCanvasElement>(&format!("replay-canvas-{i}"))?;
     let (w, h) = sizes[i];
     if w <= 0.0 || h <= 0.0 {
-        return;
+        return None;
     }
     let (pw, ph) = ((w * scale).round() as u32, (h * scale).round() as u32);
     if canvas.width() != pw {
@@ -145,11 +283,7 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
     if canvas.height() != ph {
         canvas.set_height(ph);
     }
-    let Some(ctx) =
-        canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let ctx = canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()?;
     let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
     let (fg, bg, grid, bad) =
         (css(theme.fg, 1.0), css(theme.bg, 1.0), css(theme.grid, 1.0), css(theme.saturated, 1.0));
@@ -157,32 +291,46 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
     ctx.fill_rect(0.0, 0.0, w, h);
     ctx.set_font("11px sans-serif");
     ctx.set_text_baseline("middle");
+    let mut labels = Labels { ctx: &ctx, record: record.then(Vec::new) };
     let replay = &side.replay;
     let servers = names.len();
-    let slots = scenario.slots.max(1) as f64;
-    let queue_x = GUTTER + NAME + slots * SLOT + 6.0;
+    let slots = scenario.slots.max(1);
+    // The places of a row, left to right (see the module's doc): the
+    // names' column as wide as the widest name (cut at NAME).
+    let widest_name = names.iter().map(|n| labels.width(n)).fold(0.0, f64::max);
+    let name_w = (widest_name + 4.0).clamp(12.0, NAME);
+    let bar_x = name_w + 2.0;
+    let slots_x = bar_x + BAR + 8.0;
     let counts_x = w - 2.0 * COUNT;
-    // Room for the waiting dots, and for a "+N" after them when more wait.
-    let room = ((counts_x - queue_x - 30.0) / STEP).floor().max(0.0) as usize;
+    // The slots share at most 0.4 of the room between the bar and the
+    // counts, so that a narrow row keeps room for its queue and its state.
+    let pitch = ((counts_x - slots_x) * 0.4 / f64::from(slots)).clamp(2.0, SLOT);
+    let r = (pitch / 2.0 - 1.2).clamp(1.0, 3.2);
+    let queue_x = slots_x + f64::from(slots) * pitch + GAP;
     let row_y = |s: usize| TOP + ROW * s as f64 + ROW / 2.0;
     // The timeline strip: the window's span, the events, the playhead.
-    let (x0, x1) = (GUTTER + NAME, counts_x - 8.0);
+    let (x0, x1) = (slots_x, counts_x - 8.0);
     let at_x = |ms: f64| x0 + (x1 - x0) * if end > 0.0 { (ms / end).clamp(0.0, 1.0) } else { 0.0 };
     ctx.set_fill_style_str(&grid);
     ctx.fill_rect(x0, 8.0, x1 - x0, 3.0);
-    ctx.set_fill_style_str(&fg);
-    ctx.set_text_align("right");
-    let _ = ctx.fill_text("in flight", w - COUNT - 4.0, 10.0);
-    let _ = ctx.fill_text("waiting", w - 4.0, 10.0);
-    ctx.set_text_align("left");
-    for e in &scenario.events.0 {
+    labels.text("in flight", w - COUNT - 4.0, 10.0, true, &fg);
+    labels.text("waiting", w - 4.0, 10.0, true, &fg);
+    // An event's label beside its mark, on its left where the right has no
+    // room; one that would overlap the label before it is left to the mark.
+    let mut taken = f64::NEG_INFINITY;
+    for e in scenario.events.0.iter().filter(|e| e.at_ms as f64 <= end) {
         let x = at_x(e.at_ms as f64);
-        if e.at_ms as f64 > end {
-            continue;
-        }
-        ctx.set_fill_style_str(if matches!(e.kind, EventKind::Crash | EventKind::Fail) { &bad } else { &fg });
+        let colour = if matches!(e.kind, EventKind::Crash | EventKind::Fail) { &bad } else { &fg };
+        ctx.set_fill_style_str(colour);
         ctx.fill_rect(x - 1.0, 3.0, 2.0, 13.0);
-        let _ = ctx.fill_text(&format!("{} {}", e.server, e.kind), x + 3.0, 22.0);
+        let text = format!("{} {}", e.server, e.kind);
+        let width = labels.width(&text);
+        let (left, right) =
+            if x + 3.0 + width <= w - 2.0 { (x + 3.0, false) } else { (x - 3.0 - width, true) };
+        if left > taken + GAP && left >= 0.0 {
+            labels.text(&text, if right { x - 3.0 } else { left }, 22.0, right, colour);
+            taken = left + width;
+        }
     }
     ctx.set_fill_style_str(&fg);
     ctx.begin_path();
@@ -203,66 +351,85 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
             }
         }
     }
-    // The rows: each server's name and state, its slots, its counts.
+    // Each row's state, said in the longest form that leaves the queue
+    // two dots and a "+N"; the labels share one left edge, where every queue ends.
+    let states: Vec<ServerState> = (0..servers).map(|s| ServerState::at(timeline, s, t)).collect();
+    let outs: Vec<bool> = (0..servers).map(|s| counters.out.get(s).copied().unwrap_or(0) > 0).collect();
+    let label_end = counts_x - GAP;
+    let shown: Vec<String> = (0..servers)
+        .map(|s| {
+            let forms = said(states[s], outs[s], cause[s]);
+            let room = label_end - queue_x - 2.0 * STEP - PLUS - GAP;
+            let short = forms.last().cloned().unwrap_or_default();
+            forms.into_iter().find(|f| labels.width(f) <= room).unwrap_or_else(|| labels.fit(&short, room))
+        })
+        .collect();
+    let widest = shown.iter().map(|s| labels.width(s)).fold(0.0, f64::max);
+    let queue_end = if widest > 0.0 { label_end - widest - GAP } else { label_end };
     for (s, name) in names.iter().enumerate() {
         let y = row_y(s);
-        let (tint, mut said) = match ServerState::at(timeline, s, t) {
-            ServerState::Up => (None, String::new()),
-            ServerState::Slow(f) => (Some(css(theme.saturated, 0.10)), format!("slow ×{f}")),
-            ServerState::Failing => (Some(css(theme.saturated, 0.22)), "failing: 500s".to_string()),
-            ServerState::Crashed => (Some(css(theme.saturated, 0.30)), "crashed".to_string()),
-            ServerState::Out => (Some(css(theme.grid, 0.8)), "not in the pool".to_string()),
+        let tint = match states[s] {
+            ServerState::Up => None,
+            ServerState::Slow(_) => Some(css(theme.saturated, 0.10)),
+            ServerState::Failing => Some(css(theme.saturated, 0.22)),
+            ServerState::Crashed => Some(css(theme.saturated, 0.30)),
+            ServerState::Out => Some(css(theme.grid, 0.8)),
         };
         if let Some(tint) = tint {
             ctx.set_fill_style_str(&tint);
-            ctx.fill_rect(GUTTER, y - ROW / 2.0 + 1.0, w - GUTTER, ROW - 2.0);
+            ctx.fill_rect(0.0, y - ROW / 2.0 + 1.0, w, ROW - 2.0);
         }
         // Taken out by the balancer's checks: the row outlined, dashed.
-        if counters.out.get(s).copied().unwrap_or(0) > 0 {
-            let why = match cause[s] {
-                Some(Cause::Checks) => "out: health checks",
-                Some(Cause::Passive) => "out: max-fails",
-                Some(Cause::Outlier) => "out: ejected",
-                None => "out",
-            };
-            said = if said.is_empty() { why.to_string() } else { format!("{said} · {why}") };
+        if outs[s] {
             ctx.set_stroke_style_str(&fg);
             ctx.set_line_width(1.0);
             let _ = ctx.set_line_dash(&Array::of2(&JsValue::from(4.0), &JsValue::from(3.0)));
-            ctx.stroke_rect(GUTTER + 0.5, y - ROW / 2.0 + 1.5, w - GUTTER - 1.0, ROW - 3.0);
+            ctx.stroke_rect(0.5, y - ROW / 2.0 + 1.5, w - 1.0, ROW - 3.0);
             let _ = ctx.set_line_dash(&Array::new());
         }
-        ctx.set_fill_style_str(&fg);
-        let _ = ctx.fill_text(name, GUTTER + 3.0, y);
+        let name = labels.fit(name, name_w - 2.0);
+        labels.text(&name, 2.0, y, false, &fg);
         ctx.set_stroke_style_str(&grid);
         ctx.set_line_width(1.0);
-        for k in 0..slots as usize {
-            ctx.stroke_rect(
-                GUTTER + NAME + k as f64 * SLOT + 0.5,
-                y - SLOT / 2.0 + 0.5,
-                SLOT - 2.0,
-                SLOT - 2.0,
-            );
+        if pitch >= 4.0 {
+            for k in 0..slots {
+                ctx.stroke_rect(
+                    slots_x + f64::from(k) * pitch + 0.5,
+                    y - pitch / 2.0 + 0.5,
+                    pitch - 2.0,
+                    pitch - 2.0,
+                );
+            }
+        } else {
+            ctx.stroke_rect(slots_x + 0.5, y - 4.5, f64::from(slots) * pitch - 1.0, 9.0);
         }
-        if !said.is_empty() && counters.queued.get(s).copied().unwrap_or(0) < 4 {
-            ctx.set_fill_style_str(&bad);
-            let _ = ctx.fill_text(&said, queue_x + 4.0 * STEP + 6.0, y);
+        if !shown[s].is_empty() {
+            labels.text(&shown[s], label_end, y, true, &bad);
         }
-        ctx.set_fill_style_str(&fg);
-        ctx.set_text_align("right");
-        let _ =
-            ctx.fill_text(&counters.in_flight.get(s).copied().unwrap_or(0).to_string(), w - COUNT - 4.0, y);
-        let _ = ctx.fill_text(&counters.queued.get(s).copied().unwrap_or(0).to_string(), w - 4.0, y);
-        ctx.set_text_align("left");
+        let in_flight = counters.in_flight.get(s).copied().unwrap_or(0).to_string();
+        labels.text(&in_flight, w - COUNT - 4.0, y, true, &fg);
+        labels.text(&counters.queued.get(s).copied().unwrap_or(0).to_string(), w - 4.0, y, true, &fg);
     }
-    // The balancer: a bar the requests leave from.
-    let lb_y = TOP + ROW * servers as f64 / 2.0;
+    // The balancer: a bar the requests leave from and answers come back to.
+    let lb = (bar_x + BAR, TOP + ROW * servers as f64 / 2.0);
     ctx.set_fill_style_str(&grid);
-    ctx.fill_rect(4.0, TOP, 6.0, ROW * servers as f64);
-    // The requests in flight at `t`, and those leaving (while gliding).
-    let fill = crate::palette::css(replay.algorithm);
+    ctx.fill_rect(bar_x, TOP, BAR, ROW * servers as f64);
+    // The requests in flight at `t`, and those going back (while gliding).
     let mut waiting = vec![0usize; servers];
-    let mut dots = Dots::default();
+    let mut dots = Dots { record: record.then(Vec::new), ..Dots::default() };
+    let queued_at = |k: usize| queue_x + STEP * k as f64 + STEP / 2.0;
+    // Room for the waiting dots; when some row has more than fit, every
+    // row keeps room for a "+N" after them, at one place, so that no dot
+    // on its way to a queue crosses another row's "+N".
+    let queued: Vec<usize> =
+        (0..servers).map(|s| counters.queued.get(s).copied().unwrap_or(0) as usize).collect();
+    let fit_all = ((queue_end - queue_x) / STEP).floor().max(0.0) as usize;
+    let rooms: Vec<usize> = if queued.iter().all(|&n| n <= fit_all) {
+        queued.clone()
+    } else {
+        let room = ((queue_end - queue_x - PLUS) / STEP).floor().max(0.0) as usize;
+        queued.iter().map(|&n| n.min(room)).collect()
+    };
     for (a, &slot) in replay.attempts.iter().zip(&side.slot) {
         if a.sent_ms > t {
             continue;
@@ -274,44 +441,86 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) {
         let y = row_y(s);
         let slow = replay.requests.get(a.request as usize).is_some_and(|r| r.slow);
         let mark = Mark { slow, hollow: a.hit, ring: a.retry };
-        let slot_x = GUTTER + NAME + f64::from(slot.min(slots as u32 - 1)) * SLOT + SLOT / 2.0 - 1.0;
+        let slot_x = slots_x + f64::from(slot.min(slots - 1)) * pitch + pitch / 2.0 - 1.0;
         if a.done_ms <= t {
-            // Leaving: along its row to the right, an error as a cross.
-            if glide > 0.0 && t - a.done_ms < glide {
-                let f = (t - a.done_ms) / glide;
-                let x = slot_x + (counts_x - slot_x) * f;
+            // Answered: back to the balancer, fading, an error as a cross;
+            // in half the time it took to come, so the way back stays clear.
+            let back = glide / 2.0;
+            if back > 0.0 && t - a.done_ms < back {
+                let f = (t - a.done_ms) / back;
+                let at = (slot_x + (lb.0 - slot_x) * f, y + (lb.1 - y) * f);
                 if a.outcome == Outcome::Ok {
-                    dots.add((x, y), &mark, f);
+                    dots.add(at, &mark, f, Place::Leaving, s);
                 } else {
-                    dots.crosses.push((x, y));
+                    dots.cross(at, s);
                 }
             }
             continue;
         }
-        let target = if a.start_ms > t {
+        let (target, place) = if a.start_ms > t {
             let k = waiting[s];
             waiting[s] += 1;
-            if k >= room {
+            if k >= rooms[s] {
                 continue;
             }
-            (queue_x + STEP * k as f64 + STEP / 2.0, y)
+            ((queued_at(k), y), Place::Queued)
         } else {
-            (slot_x, y)
+            ((slot_x, y), Place::Served)
         };
-        let (x, y) = if glide > 0.0 && t - a.sent_ms < glide {
+        if glide > 0.0 && t - a.sent_ms < glide {
             let f = (t - a.sent_ms) / glide;
-            (10.0 + (target.0 - 10.0) * f, lb_y + (target.1 - lb_y) * f)
+            let at = (lb.0 + (target.0 - lb.0) * f, lb.1 + (target.1 - lb.1) * f);
+            dots.add(at, &mark, 0.0, Place::Arriving, s);
         } else {
-            target
-        };
-        dots.add((x, y), &mark, 0.0);
-    }
-    dots.draw(&ctx, &fill, &fg, &bad);
-    // More waiting than the row shows: say how many.
-    ctx.set_fill_style_str(&fg);
-    for (s, &n) in waiting.iter().enumerate() {
-        if n > room {
-            let _ = ctx.fill_text(&format!("+{}", n - room), queue_x + STEP * room as f64 + 2.0, row_y(s));
+            dots.add(target, &mark, 0.0, place, s);
         }
     }
+    dots.draw(&ctx, r, &crate::palette::css(replay.algorithm), &fg, &bad);
+    // More waiting than the row shows: say how many.
+    for (s, &n) in waiting.iter().enumerate() {
+        if n > rooms[s] {
+            labels.text(
+                &format!("+{}", n - rooms[s]),
+                queue_x + STEP * rooms[s] as f64 + 4.0,
+                row_y(s),
+                false,
+                &fg,
+            );
+        }
+    }
+    let (marks, texts) = (dots.record?, labels.record?);
+    let mut out = format!(
+        "{{\"side\":{i},\"rule\":\"{}\",\"t\":{t},\"glide\":{glide},\"width\":{w},\"scale\":{scale},\
+         \"top\":{TOP},\"row\":{ROW},\"bar\":[{bar_x},{}],\"slotsX\":{slots_x},\"pitch\":{pitch},\"radius\":{r},\
+         \"queueX\":{queue_x},\"queueEnd\":{queue_end},\"countsX\":{counts_x},\"rows\":[",
+        replay.algorithm.id(),
+        bar_x + BAR
+    );
+    for s in 0..servers {
+        let state = match states[s] {
+            ServerState::Up => "up",
+            ServerState::Slow(_) => "slow",
+            ServerState::Failing => "failing",
+            ServerState::Crashed => "crashed",
+            ServerState::Out => "out of the pool",
+        };
+        let _ = write!(
+            out,
+            "{}{{\"name\":{},\"state\":\"{state}\",\"out\":{},\"said\":{}}}",
+            if s == 0 { "" } else { "," },
+            quoted(&names[s]),
+            outs[s],
+            quoted(&shown[s])
+        );
+    }
+    out.push_str("],\"marks\":[");
+    for (k, (x, y, place, s, hollow)) in marks.iter().enumerate() {
+        let _ = write!(out, "{}[{x},{y},\"{place}\",{s},{hollow}]", if k == 0 { "" } else { "," });
+    }
+    out.push_str("],\"labels\":[");
+    for (k, (text, [a, b, c, d])) in texts.iter().enumerate() {
+        let _ = write!(out, "{}[{},{a},{b},{c},{d}]", if k == 0 { "" } else { "," }, quoted(text));
+    }
+    out.push_str("]}");
+    Some(out)
 }

@@ -1,7 +1,8 @@
 //! What the view shows at the playhead: both sides drawn, the clock, the
-//! scrubber, the play button's label and the counters, exactly as data
-//! attributes too; the status line; and the view's layout (the canvases'
-//! heights, the scrubber's range).
+//! scrubber, the play button's label and the counters; the status line;
+//! and the view's layout (the canvases' heights, the scrubber's range).
+//! A test that sets `window.lbsimReplayDrawn` to an array finds in it,
+//! per side and frame, what was drawn (`draw::draw_side`'s record).
 
 use js_sys::{Array, Reflect};
 use lbsim_core::replay::Counters;
@@ -13,6 +14,39 @@ use super::links::cli;
 use super::state::{counters_line, seconds, with_player, Side};
 use crate::dom::{by_id, now_ms, set_text, window};
 use crate::state::look;
+
+thread_local! {
+    /// Where [`bring_into_sight`] scrolled the page, until the replays
+    /// arrive: if the reader has not scrolled since, the view is brought
+    /// into sight again once it has its height.
+    static BROUGHT: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Scrolls the page so that the replay's panel starts at the top of the
+/// window, when it is not in sight (a `view=replay` link opens it far
+/// below the plots; an embed of the replay has it in sight already).
+pub fn bring_into_sight() {
+    let Some(panel) = by_id::<Element>("replay-panel") else { return };
+    let win = window();
+    let top = panel.get_bounding_client_rect().top();
+    let height = win.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    if (0.0..height * 0.5).contains(&top) {
+        return;
+    }
+    let y = win.scroll_y().unwrap_or(0.0) + top - 8.0;
+    win.scroll_to_with_x_and_y(0.0, y);
+    BROUGHT.with(|b| b.set(Some(win.scroll_y().unwrap_or(y))));
+}
+
+/// Once the replays arrived: the view again at the top, unless the reader
+/// scrolled meanwhile.
+pub fn keep_in_sight() {
+    let Some(y) = BROUGHT.with(std::cell::Cell::take) else { return };
+    if window().scroll_y().unwrap_or(0.0) == y {
+        bring_into_sight();
+        BROUGHT.with(|b| b.set(None));
+    }
+}
 
 /// The view's state for the tests: `running`, `ready` or `error`.
 pub fn set_state(state: &str) {
@@ -54,7 +88,8 @@ pub fn layout() {
         }
     }
     if let Some(scrub) = by_id::<HtmlInputElement>("replay-scrub") {
-        let _ = scrub.set_attribute("max", &end.to_string());
+        // Whole ms, as the playhead rests: the last reaches the end.
+        let _ = scrub.set_attribute("max", &end.ceil().to_string());
     }
     let size = |i: usize| {
         by_id::<HtmlElement>(&format!("replay-canvas-{i}"))
@@ -69,6 +104,9 @@ pub fn layout() {
 pub fn draw() {
     let started = now_ms();
     let look = look();
+    let drawn = Reflect::get(&window(), &JsValue::from_str("lbsimReplayDrawn"))
+        .ok()
+        .and_then(|log| log.dyn_into::<Array>().ok());
     let Some((t, end, playing)) = with_player(|p| {
         let frame = Frame {
             scenario: &p.scenario,
@@ -80,10 +118,14 @@ pub fn draw() {
             scale: look.scale,
             theme: look.theme,
             sizes: p.sizes,
+            record: drawn.is_some(),
         };
         for (i, side) in p.sides.iter_mut().enumerate() {
             let counters = side.replay.at(frame.t);
-            draw_side(i, side, &counters, &frame);
+            let record = draw_side(i, side, &counters, &frame);
+            if let (Some(log), Some(record)) = (&drawn, record) {
+                log.push(&JsValue::from_str(&record));
+            }
             show_counters(i, side, &counters);
         }
         (p.t_ms, p.end_ms, p.playing)
@@ -100,10 +142,6 @@ pub fn draw() {
     {
         button.set_text_content(Some(label));
     }
-    if let Some(view) = by_id::<Element>("replay-view") {
-        let _ = view.set_attribute("data-t-ms", &t.to_string());
-        let _ = view.set_attribute("data-playing", if playing { "1" } else { "0" });
-    }
     // The page benchmark's frame log (tests/support/bench-page.mjs), when it set one.
     if let Ok(log) = Reflect::get(&window(), &JsValue::from_str("lbsimReplayFrames")) {
         if let Some(log) = log.dyn_ref::<Array>() {
@@ -114,26 +152,11 @@ pub fn draw() {
     }
 }
 
-/// The counters beside a side, as text and, exactly, as data attributes.
+/// The counters beside a side, as text.
 fn show_counters(i: usize, side: &mut Side, c: &Counters) {
     let text = counters_line(c);
-    if side.shown == text {
-        return;
+    if side.shown != text {
+        set_text(&format!("replay-counters-{i}"), &text);
+        side.shown = text;
     }
-    let Some(e) = by_id::<Element>(&format!("replay-counters-{i}")) else { return };
-    e.set_text_content(Some(&text));
-    let list = |v: &[u32]| v.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
-    for (k, v) in [
-        ("data-arrived", c.arrived.to_string()),
-        ("data-finished", c.finished.to_string()),
-        ("data-errors", c.errors.to_string()),
-        ("data-retries", c.retries.to_string()),
-        ("data-p99-ms", c.p99_ms.map_or_else(String::new, |v| v.to_string())),
-        ("data-in-flight", list(&c.in_flight)),
-        ("data-queued", list(&c.queued)),
-        ("data-out", list(&c.out)),
-    ] {
-        let _ = e.set_attribute(k, &v);
-    }
-    side.shown = text;
 }

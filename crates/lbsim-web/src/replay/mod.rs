@@ -39,13 +39,17 @@ use self::state::{with_player, Player};
 use crate::dom::{by_id, window};
 
 /// Shows the replay for `link` (the page's share link with its view keys):
-/// builds the view the first time, asks the worker for a new window when
-/// the scenario, the pair or the window changed, else redraws.
+/// builds the view the first time (brought into sight when the link opens
+/// it, far below the plots), asks the worker for a new window when the
+/// scenario, the pair or the window changed, else redraws.
 pub fn show(link: &str) {
+    let decoded = url::decode(link);
     if by_id::<Element>("replay-view").is_none() {
         controls::build();
+        if decoded.replay.as_ref().is_some_and(|k| k.open()) {
+            frame::bring_into_sight();
+        }
     }
-    let decoded = url::decode(link);
     let (view, errors) = decoded.replay.clone().unwrap_or_default().view();
     let scenario = decoded.scenario;
     let pair = view.pair.unwrap_or_else(|| default_pair(&scenario, decoded.preset));

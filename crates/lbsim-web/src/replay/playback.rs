@@ -24,7 +24,9 @@ pub fn toggle() {
     draw();
     if playing == Some(true) {
         let speed = with_player(|p| p.speed).unwrap_or(1.0);
-        status(&format!("Playing at {speed}x; space pauses."));
+        // A phone has no space bar: its reader taps.
+        let how = if touch() { "tap Pause to stop" } else { "space pauses" };
+        status(&format!("Playing at {speed}x; {how}."));
         request_frame();
     } else {
         say_where();
@@ -32,12 +34,18 @@ pub fn toggle() {
     }
 }
 
-/// To the next (or previous) moment something happens on either side.
-pub fn step(forward: bool) {
-    with_player(|p| p.step(forward));
+/// A step on or back ([`Player::step`]), or with `fine` to the next (or
+/// previous) ms something happens on either side ([`Player::step_fine`]).
+pub fn step(forward: bool, fine: bool) {
+    with_player(|p| if fine { p.step_fine(forward) } else { p.step(forward) });
     draw();
     say_where();
     publish();
+}
+
+/// Whether the reader's main pointer is a finger (a phone, a tablet).
+pub fn touch() -> bool {
+    window().match_media("(pointer: coarse)").ok().flatten().is_some_and(|m| m.matches())
 }
 
 fn request_frame() {

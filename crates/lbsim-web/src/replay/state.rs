@@ -1,7 +1,9 @@
 //! The replay view's state and the arithmetic it plays by, apart from the
 //! page: the player (what is shown, where the playhead is, whether it
-//! plays), the moments a step lands on, each attempt's slot, how far a
-//! frame moves, and what the counters and the status line say. The rest
+//! plays), how far a step and a frame move it, each attempt's slot, and
+//! what the counters and the status line say. At rest the playhead is on
+//! a whole ms (or the replay's end), the precision the clock shows and a
+//! link names (the core's `View::t_ms`). The rest
 //! of the view reads and changes it through [`with_player`].
 
 use std::cell::RefCell;
@@ -19,8 +21,12 @@ use crate::controls::thousands;
 pub const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
 
 /// Wall-clock ms a dot takes to glide from the balancer to its server, and
-/// to leave it: the counters do not wait for it (they count the log).
+/// to go back answered: the counters do not wait for it (they count the log).
 const GLIDE_MS: f64 = 300.0;
+
+/// Steps across a replay's span: a step moves the playhead by this share
+/// of it (at least a ms), so that the clock and the dots visibly move.
+pub const STEPS: f64 = 100.0;
 
 /// One rule's side: its replay and, per attempt, the slot it took.
 pub struct Side {
@@ -42,7 +48,8 @@ pub struct Player {
     pub pair: [AlgorithmId; 2],
     pub window: u64,
     pub sides: Vec<Side>,
-    /// Every moment something happens on either side, sorted: the steps.
+    /// Every moment something happens on either side, sorted: the fine
+    /// steps.
     moments: Vec<f64>,
     pub end_ms: f64,
     pub t_ms: f64,
@@ -119,7 +126,7 @@ impl Player {
             playing: false,
             last_frame: None,
             asked: 0,
-            start_ms: Some(view.t_s * 1000.0),
+            start_ms: Some(view.t_ms()),
             reduced_motion,
             problems,
             sizes: [(0.0, 0.0); 2],
@@ -207,17 +214,27 @@ impl Player {
         self.playing
     }
 
-    /// Pauses at the next (or previous) moment something happens on either
-    /// side, else at the end (the beginning).
+    /// Pauses a step on (or back): a hundredth of the replay's span, at
+    /// least a ms, on a whole ms, within the replay.
     pub fn step(&mut self, forward: bool) {
+        self.pause();
+        let by = (self.end_ms / STEPS).round().max(1.0);
+        let t = if forward { self.t_ms + by } else { self.t_ms - by };
+        self.t_ms = t.round().clamp(0.0, self.end_ms);
+    }
+
+    /// Pauses on the first whole ms by which the next thing on either side
+    /// has happened (or, back, the last before the playhead's ms), else
+    /// at the end (the beginning): the finest step the clock shows.
+    pub fn step_fine(&mut self, forward: bool) {
         self.pause();
         let t = self.t_ms;
         let next = if forward {
             let i = self.moments.partition_point(|&m| m <= t);
-            self.moments.get(i).copied()
+            self.moments.get(i).map(|m| m.ceil().min(self.end_ms))
         } else {
-            let i = self.moments.partition_point(|&m| m < t);
-            i.checked_sub(1).and_then(|i| self.moments.get(i).copied())
+            let i = self.moments.partition_point(|&m| m.ceil() < t);
+            i.checked_sub(1).and_then(|i| self.moments.get(i)).map(|m| m.ceil())
         };
         self.t_ms = next.unwrap_or(if forward { self.end_ms } else { 0.0 });
     }
@@ -242,9 +259,15 @@ impl Player {
     }
 
     /// The playhead at the scrubber's value (ms, as its range is the
-    /// replay's span).
+    /// replay's span), on a whole ms.
     pub fn scrub(&mut self, value_ms: f64) {
-        self.t_ms = value_ms.clamp(0.0, self.end_ms);
+        self.t_ms = value_ms.round().clamp(0.0, self.end_ms);
+    }
+
+    /// The playhead as a link and the command name it, in seconds to the
+    /// ms: rounded up, so that the end (between two ms) reopens as the end.
+    fn named_s(&self) -> f64 {
+        self.t_ms.ceil() / 1000.0
     }
 
     /// Simulated ms a dot glides: none when paused or with reduced motion.
@@ -258,7 +281,7 @@ impl Player {
 
     /// The view's keys for the page's links (`&view=replay&pair=...`).
     pub fn keys(&self) -> String {
-        View { pair: Some(self.pair), t_s: self.t_ms / 1000.0, speed: self.speed, window: Some(self.window) }
+        View { pair: Some(self.pair), t_s: self.named_s(), speed: self.speed, window: Some(self.window) }
             .encode()
     }
 
@@ -271,7 +294,7 @@ impl Player {
             self.pair[0].id(),
             self.pair[1].id(),
             self.window,
-            self.t_ms / 1000.0
+            self.named_s()
         )
     }
 

@@ -42,73 +42,113 @@ fn log_times(player: &Player) -> Vec<f64> {
     times
 }
 
-/// A step forward pauses on the log's next time after the playhead,
-/// found here by a plain scan of the log, and back on the one before;
-/// between two steps the counters (`Replay::at`, the core's) do not
-/// change, so stepping misses nothing the view counts; past the last
+/// A fine step (Shift and an arrow) pauses on the first whole ms by which
+/// the log's next time after the playhead (found here by a plain scan of
+/// the log) has happened, and back on the one before; the counters
+/// (`Replay::at`, the core's) at the ms before a step's are those where it
+/// started, so stepping misses no ms the clock can show; past the last
 /// step, the end, before the first, the beginning.
 #[test]
-fn a_step_lands_on_the_next_moment_of_the_log() {
+fn a_fine_step_lands_on_the_ms_of_the_next_moment_of_the_log() {
     let mut p = crash(1_500, 0.0);
     let times = log_times(&p);
     let (mut steps, mut last) = (0, 0.0);
     while p.t_ms < p.end_ms {
         let next = times.iter().copied().filter(|&t| t > p.t_ms).fold(f64::INFINITY, f64::min);
-        p.step(true);
-        assert_eq!(p.t_ms, next, "step {steps}");
-        if steps % 7 == 0 {
-            let between = (last + p.t_ms) / 2.0;
+        p.step_fine(true);
+        assert_eq!(p.t_ms, next.ceil().min(p.end_ms), "step {steps}");
+        assert!(p.t_ms == p.t_ms.round() || p.t_ms == p.end_ms, "a whole ms: {}", p.t_ms);
+        if steps % 7 == 0 && p.t_ms - 1.0 >= last {
             for side in &p.sides {
-                assert_eq!(side.replay.at(between), side.replay.at(last), "between {last} and {}", p.t_ms);
+                assert_eq!(
+                    side.replay.at(p.t_ms - 1.0),
+                    side.replay.at(last),
+                    "between {last} and {}",
+                    p.t_ms
+                );
             }
         }
         last = p.t_ms;
         steps += 1;
     }
-    assert!(steps > 1_500, "{steps} steps for 1,500 requests");
-    p.step(true);
+    assert!(steps > 500, "{steps} steps for 1,500 requests");
+    p.step_fine(true);
     assert_eq!(p.t_ms, p.end_ms, "the end stays the end");
+    p.t_ms = p.t_ms.floor();
     for _ in 0..3 {
-        let before = times.iter().copied().filter(|&t| t < p.t_ms).fold(0.0, f64::max);
-        p.step(false);
+        let before = times.iter().copied().filter(|&t| t.ceil() < p.t_ms).fold(0.0, f64::max).ceil();
+        p.step_fine(false);
         assert_eq!(p.t_ms, before);
     }
     p.t_ms = 0.0;
-    p.step(false);
+    p.step_fine(false);
     assert_eq!(p.t_ms, 0.0, "the beginning stays the beginning");
 }
 
-/// The scrubber ranges over the replay: its value is the playhead in ms,
-/// within 0 and the end. The command's `--at`, read as `lbsim replay`
-/// reads it (the link's own check of `t=`), and the link's `t=`, read as
-/// the page reopens it, are one instant: the CLI counts where the link
-/// reopens the view. Both state the playhead in seconds, so that
-/// instant is the scrubbed one to within a rounding (1.001 s is not
-/// 1001 ms exactly in binary).
+/// A step (the buttons, an arrow) moves the playhead by a hundredth of
+/// the replay's span, on a whole ms, so that the clock visibly moves: a
+/// hundred steps or so cross the replay, each more than a ms, and as many
+/// back return to the beginning.
+#[test]
+fn a_step_moves_a_hundredth_of_the_replay() {
+    let mut p = crash(8_000, 0.0);
+    let by = (p.end_ms / 100.0).round();
+    assert!(by > 100.0, "crash's 8,000 requests span {} ms", p.end_ms);
+    let mut steps = 0;
+    while p.t_ms < p.end_ms {
+        let before = p.t_ms;
+        p.step(true);
+        steps += 1;
+        assert!(p.t_ms == (before + by).min(p.end_ms) || p.t_ms == p.end_ms, "{before} -> {}", p.t_ms);
+        assert!(p.t_ms == p.t_ms.round() || p.t_ms == p.end_ms, "a whole ms: {}", p.t_ms);
+    }
+    assert!((100..=101).contains(&steps), "{steps} steps");
+    p.step(false);
+    assert_eq!(p.t_ms, (p.end_ms - by).round(), "back from the end onto a whole ms");
+    for _ in 0..101 {
+        p.step(false);
+    }
+    assert_eq!(p.t_ms, 0.0);
+    let mut short = crash(3, 0.0);
+    short.step(true);
+    assert_eq!(short.t_ms, 1.0f64.min(short.end_ms), "at least a ms: {}", short.end_ms);
+}
+
+/// The scrubber ranges over the replay: its value is the playhead, on a
+/// whole ms within 0 and the end. The command's `--at`, read as `lbsim
+/// replay` reads it (the link's own check of `t=` and its ms), and the
+/// link's `t=`, read as the page reopens it, are that instant exactly,
+/// written with the clock's precision (three decimals of a second, the
+/// playhead's `t=1.001` is 1001 ms, not 1000.999... ms); the end, between
+/// two ms, reopens as the end.
 #[test]
 fn the_scrubber_is_the_time_the_clis_at_and_the_link_name() {
     let mut p = crash(1_500, 0.0);
     p.scrub(-5.0);
     assert_eq!(p.t_ms, 0.0);
-    p.scrub(1e12);
-    assert_eq!(p.t_ms, p.end_ms);
-    for value in [1_234.0, 2_000.5, 3_141.592_653_589_793, p.end_ms / 3.0] {
+    for value in [1_001.0, 1_234.0, 2_000.5, 3_141.592_653_589_793, p.end_ms / 3.0, 1e12] {
         p.scrub(value);
-        assert_eq!(p.t_ms, value);
+        let want = value.round().min(p.end_ms);
+        assert_eq!(p.t_ms, want);
         let command = p.command("http://127.0.0.1:8080/");
         let at = command.rsplit("--at ").next().expect("an --at");
+        assert!(at.split('.').nth(1).is_none_or(|ms| ms.len() <= 3), "{command}");
         let mut cli = View::default();
         cli.set("t", at).expect("the CLI's check takes it");
-        let link = url::decode(&format!("#{}{}", url::encode_over(&p.scenario, p.preset), p.keys()));
+        let keys = p.keys();
+        let t = keys.split("&t=").nth(1).and_then(|k| k.split('&').next()).expect("a t=");
+        assert_eq!(t, at, "the link and the command name one moment");
+        let link = url::decode(&format!("#{}{}", url::encode_over(&p.scenario, p.preset), keys));
         let (view, errors) = link.replay.expect("the view's keys").view();
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(view.pair, Some(p.pair));
         assert_eq!((view.window, view.speed), (Some(p.window), p.speed));
         let mut reopened = crash(1_500, view.t_s);
         reopened.load(p.sides.iter().map(|s| s.replay.clone()).collect());
-        assert_eq!(reopened.t_ms, cli.t_s * 1000.0, "{command}");
-        assert!((reopened.t_ms - value).abs() <= value * 1e-15, "{} for {value}", reopened.t_ms);
+        assert_eq!(reopened.t_ms, want, "{keys}");
+        assert_eq!(cli.t_ms().min(p.end_ms), want, "{command}");
     }
+    assert_eq!(p.t_ms, p.end_ms, "the scrubber reaches the end");
 }
 
 /// Playing moves the playhead by the wall time between frames times the

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event, MessageEvent, Worker, WorkerOptions, WorkerType};
 
-use super::frame::{draw, layout, say_where, set_state, status};
+use super::frame::{draw, keep_in_sight, layout, say_where, set_state, status};
 use super::state::{with_player, Player};
 use crate::controls::thousands;
 use crate::dom::{by_id, document};
@@ -93,6 +93,7 @@ fn arrived(data: &JsValue) {
                 let _ = view.set_attribute("data-attempts", &attempts.to_string());
             }
             layout();
+            keep_in_sight();
             set_state("ready");
             draw();
             say_where();

@@ -4,26 +4,27 @@
 use std::path::Path;
 use std::process::Command;
 
+use super::processes::overridden;
 use crate::tools::{have, run, step};
 
 /// `program` (`version` prints its version), installed from Debian's
-/// `package` if missing; `false`: not to be had here (skipped, loudly),
-/// an error under CI.
-pub(super) fn ensure(program: &str, package: &str, version: &str) -> Result<bool, String> {
+/// `package` if missing; the error says why it cannot be had here (the
+/// caller fails the run for it unless the balancer was skipped by name).
+/// `variable` is the environment variable that may name the program: one
+/// named there that does not run is not installed over.
+pub(super) fn ensure(program: &str, package: &str, version: &str, variable: &str) -> Result<(), String> {
     if have(program, version) {
-        return Ok(true);
+        return Ok(());
+    }
+    if overridden(variable) {
+        return Err(format!("`{program}` (named by {variable}) does not run"));
     }
     step(&format!("installing {package} (apt-get, once; its service is not started)"));
     let installed = install_without_starting(package);
     if installed.is_ok() && have(program, version) {
-        return Ok(true);
+        return Ok(());
     }
-    let why = installed.err().unwrap_or_else(|| format!("{program} still does not run"));
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        return Err(format!("conformance: {package} is needed in CI and could not be installed: {why}"));
-    }
-    eprintln!("\n!!! conformance SKIPPED ({package}): it could not be installed here ({why}); CI runs it\n");
-    Ok(false)
+    Err(installed.err().unwrap_or_else(|| format!("{package} was installed but `{program}` does not run")))
 }
 
 /// `apt-get install` with a `policy-rc.d` that answers 101, so no packaged

@@ -15,23 +15,28 @@
 //! requests are in flight. They are up before either balancer starts.
 //! Each balancer is installed when missing (as root: `apt-get install`,
 //! with a `policy-rc.d` that keeps the packaged service from starting).
-//! Where one cannot be had, CI (`CI=true`) fails and elsewhere its cases
-//! are skipped with a loud line.
+//! Each balancer's cases and checks stand alone: where one cannot be had,
+//! the other's still run, and then the suite fails naming what did not
+//! run, unless that balancer was skipped by name (`--skip nginx`,
+//! `--skip haproxy`; never under `CI=true`), so a run that compared
+//! nothing never passes.
 //!
 //! The parts: the cases each balancer runs (`cases.rs`), how a case's
 //! requests are played (`play.rs`) over a small HTTP client (`http.rs`),
 //! the balancers started and stopped (`processes.rs`) and installed
-//! (`install.rs`); the configs and the comparison are here.
+//! (`install.rs`), a fuzzed sample of whole configs (`fuzzed.rs`); the
+//! configs and the comparison are here.
 
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::tools::{have, output, root, run, step};
+use crate::tools::{output, root, run, step};
 
 mod backends;
 mod cases;
+mod fuzzed;
 mod http;
 mod install;
 mod play;
@@ -40,9 +45,8 @@ mod processes;
 use backends::Backends;
 use cases::{Case, Play, HAPROXY_CASES, NGINX_CASES};
 use http::address;
-use install::ensure;
 use play::{held_sequence, held_steps, sequence, timed_sequence, timed_steps};
-use processes::{nginx_command, nginx_path, Running};
+use processes::{haproxy_path, nginx_command, nginx_path, Running};
 
 /// The backends' ports; NGINX's balancers listen from `FRONT`, HAProxy's
 /// from `HAPROXY_FRONT`.
@@ -53,12 +57,69 @@ const HAPROXY_FRONT: u16 = 18341;
 /// The port of a server that refuses connections: nothing listens there.
 const REFUSING: u16 = 18288;
 
-/// Runs every case against the real NGINX.
-pub fn conformance() -> Result<(), String> {
-    step("conformance: the real NGINX and HAProxy against lbsim trace, request by request");
-    if !ensure(&nginx_path().to_string_lossy(), "nginx-light", "-v")? {
+/// The balancers a run holds lbsim to; one left out was skipped by name.
+#[derive(Clone, Copy, Debug)]
+pub struct Balancers {
+    pub nginx: bool,
+    pub haproxy: bool,
+}
+
+/// Runs every case of every balancer in `wanted` against the real
+/// program; fails when one of them could not be had.
+pub fn conformance(wanted: Balancers) -> Result<(), String> {
+    let missing = run_balancers(wanted)?;
+    if missing.is_empty() {
         return Ok(());
     }
+    Err(not_run(&missing))
+}
+
+/// Why a run did not hold lbsim to every balancer it was asked for.
+pub fn not_run(missing: &[(&str, String)]) -> String {
+    let why: Vec<String> = missing.iter().map(|(name, why)| format!("{name}: {why}")).collect();
+    format!(
+        "conformance did not run every balancer ({}); `--skip nginx` or `--skip haproxy` (in the gate also \
+         `--skip conformance`) leaves one out by name",
+        why.join("; ")
+    )
+}
+
+/// Runs the cases of the balancers in `wanted` that can be had; those
+/// that could not (`nginx`, `haproxy`) and why, their cases not run.
+pub fn run_balancers(wanted: Balancers) -> Result<Vec<(&'static str, String)>, String> {
+    step("conformance: the real NGINX and HAProxy against lbsim trace, request by request");
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if ci && !(wanted.nginx && wanted.haproxy) {
+        return Err("conformance: CI runs every balancer; --skip is refused when CI=true".into());
+    }
+    let nginx_program = nginx_path().to_string_lossy().into_owned();
+    let haproxy_program = haproxy_path().to_string_lossy().into_owned();
+    // Each balancer installed, or why not; the other's cases run either way.
+    let mut missing = Vec::new();
+    let mut available = |wanted: bool, name: &'static str, program: &str, package: &str, variable: &str| {
+        if !wanted {
+            eprintln!("  {name}: skipped by name (--skip)");
+            return false;
+        }
+        match install::ensure(program, package, "-v", variable) {
+            Ok(()) => true,
+            Err(why) => {
+                eprintln!("\n!!! conformance cannot run {name}'s cases: {why}\n");
+                missing.push((name, why));
+                false
+            }
+        }
+    };
+    let nginx_ok = available(wanted.nginx, "nginx", &nginx_program, "nginx-light", "LBSIM_NGINX");
+    let haproxy_ok = available(wanted.haproxy, "haproxy", &haproxy_program, "haproxy", "LBSIM_HAPROXY");
+    if nginx_ok || haproxy_ok {
+        run_cases(nginx_ok, haproxy_ok)?;
+    }
+    Ok(missing)
+}
+
+/// The cases and config checks of the balancers that are here.
+fn run_cases(nginx_ok: bool, haproxy_ok: bool) -> Result<(), String> {
     run("cargo", &["build", "-q", "-p", "lbsim-cli"])?;
     let backends = Backends::start(&BACKENDS)?;
     // The timed cases' refusing server: nothing may listen there.
@@ -71,30 +132,41 @@ pub fn conformance() -> Result<(), String> {
     }
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
     let lbsim = target.join("debug/lbsim");
-    let prefix = target.join("conformance/nginx");
-    let _ = std::fs::remove_dir_all(&prefix);
-    std::fs::create_dir_all(prefix.join("logs")).map_err(|e| e.to_string())?;
-    std::fs::write(prefix.join("nginx.conf"), config(&prefix, &lbsim)?).map_err(|e| e.to_string())?;
-    let mut nginx = Running::start(nginx_command(&prefix), &prefix, FRONT + NGINX_CASES.len() as u16 - 1)?;
-    let agree = compare("nginx", &lbsim, &backends, NGINX_CASES, FRONT)?;
-    eprintln!("nginx: {agree} agree");
+    let mut nginx = None;
+    if nginx_ok {
+        let prefix = target.join("conformance/nginx");
+        let _ = std::fs::remove_dir_all(&prefix);
+        std::fs::create_dir_all(prefix.join("logs")).map_err(|e| e.to_string())?;
+        std::fs::write(prefix.join("nginx.conf"), config(&prefix, &lbsim)?).map_err(|e| e.to_string())?;
+        nginx = Some(Running::start(nginx_command(&prefix), &prefix, FRONT + NGINX_CASES.len() as u16 - 1)?);
+        let agree = compare("nginx", &lbsim, &backends, NGINX_CASES, FRONT)?;
+        eprintln!("nginx: {agree} agree");
+        eprintln!(
+            "nginx, fuzzed configs: {} agree",
+            fuzzed::route("nginx", &lbsim, &target.join("conformance"), &BACKENDS)?
+        );
+    }
     // HAProxy in front of the same backends, which stay up.
-    if ensure("haproxy", "haproxy", "-v")? {
+    if haproxy_ok {
         let dir = target.join("conformance/haproxy");
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let cfg = dir.join("haproxy.cfg");
         std::fs::write(&cfg, haproxy_config(&dir, &lbsim)?).map_err(|e| e.to_string())?;
-        let mut command = Command::new("haproxy");
+        let mut command = Command::new(haproxy_path());
         command.arg("-db").arg("-f").arg(&cfg);
         let last = HAPROXY_FRONT + HAPROXY_CASES.len() as u16 - 1;
         let mut haproxy = Running::start(command, &dir, last)?;
         let agree = compare("haproxy", &lbsim, &backends, HAPROXY_CASES, HAPROXY_FRONT)?;
         haproxy.stop();
         eprintln!("haproxy: {agree} agree");
+        let agree = fuzzed::route("haproxy", &lbsim, &target.join("conformance"), &BACKENDS)?;
+        eprintln!("haproxy, fuzzed configs: {agree} agree");
     }
-    nginx.stop();
-    configs_pass_their_checks(&lbsim, &target.join("conformance"))
+    if let Some(nginx) = &mut nginx {
+        nginx.stop();
+    }
+    configs_pass_their_checks(&lbsim, &target.join("conformance"), nginx_ok, haproxy_ok)
 }
 
 /// Sends each case's requests to its front (from `front`) and compares the
@@ -178,9 +250,9 @@ fn haproxy_config(dir: &Path, lbsim: &Path) -> Result<String, String> {
 }
 
 /// Every rule's whole config, with health checks, retries, 5xx counting
-/// and slow start set, passes `nginx -t` and `haproxy -c`.
-fn configs_pass_their_checks(lbsim: &Path, dir: &Path) -> Result<(), String> {
-    let haproxy = have("haproxy", "-v");
+/// and slow start set, passes `nginx -t` and `haproxy -c` (of the
+/// balancers that are here).
+fn configs_pass_their_checks(lbsim: &Path, dir: &Path, nginx: bool, haproxy: bool) -> Result<(), String> {
     let lbsim = lbsim.to_string_lossy();
     let mut checked = 0;
     for rule in lbsim_core::AlgorithmId::ALL {
@@ -207,25 +279,32 @@ fn configs_pass_their_checks(lbsim: &Path, dir: &Path) -> Result<(), String> {
             "5000",
             "--for",
         ];
-        let nginx_conf = dir.join("check-nginx.conf");
-        let text = output(&lbsim, &[&flags[..], &["nginx"]].concat(), None)?;
-        std::fs::write(&nginx_conf, text).map_err(|e| e.to_string())?;
-        let conf = nginx_conf.to_string_lossy();
-        let globals = format!("pid {}/check.pid; error_log {}/check.err;", dir.display(), dir.display());
-        output(&nginx_path().to_string_lossy(), &["-q", "-t", "-c", &conf, "-g", &globals], None)
-            .map_err(|e| format!("lbsim config --for nginx --algorithm {}: nginx -t: {e}", rule.id()))?;
-        checked += 1;
+        if nginx {
+            let nginx_conf = dir.join("check-nginx.conf");
+            let text = output(&lbsim, &[&flags[..], &["nginx"]].concat(), None)?;
+            std::fs::write(&nginx_conf, text).map_err(|e| e.to_string())?;
+            let conf = nginx_conf.to_string_lossy();
+            let globals = format!("pid {}/check.pid; error_log {}/check.err;", dir.display(), dir.display());
+            output(&nginx_path().to_string_lossy(), &["-q", "-t", "-c", &conf, "-g", &globals], None)
+                .map_err(|e| format!("lbsim config --for nginx --algorithm {}: nginx -t: {e}", rule.id()))?;
+            checked += 1;
+        }
         if haproxy {
             let cfg = dir.join("check-haproxy.cfg");
             let text = output(&lbsim, &[&flags[..], &["haproxy"]].concat(), None)?;
             std::fs::write(&cfg, text).map_err(|e| e.to_string())?;
-            output("haproxy", &["-q", "-c", "-f", &cfg.to_string_lossy()], None).map_err(|e| {
-                format!("lbsim config --for haproxy --algorithm {}: haproxy -c: {e}", rule.id())
-            })?;
+            output(&haproxy_path().to_string_lossy(), &["-q", "-c", "-f", &cfg.to_string_lossy()], None)
+                .map_err(|e| {
+                    format!("lbsim config --for haproxy --algorithm {}: haproxy -c: {e}", rule.id())
+                })?;
             checked += 1;
         }
     }
-    let checks = if haproxy { "nginx -t and haproxy -c" } else { "nginx -t (haproxy skipped)" };
+    let checks = match (nginx, haproxy) {
+        (true, true) => "nginx -t and haproxy -c",
+        (true, false) => "nginx -t (haproxy -c not run)",
+        _ => "haproxy -c (nginx -t not run)",
+    };
     eprintln!("configs: {checked} pass {checks}");
     Ok(())
 }

@@ -6,13 +6,30 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Where Debian installs NGINX, or `nginx` on the PATH.
+/// The NGINX to hold lbsim to: `LBSIM_NGINX` when set (another build, or
+/// a path that does not run, to see the suite refuse to pass without it),
+/// else where Debian installs it, else `nginx` on the PATH.
 pub(super) fn nginx_path() -> PathBuf {
+    if let Some(program) = std::env::var_os("LBSIM_NGINX") {
+        return program.into();
+    }
     ["/usr/sbin/nginx", "/usr/bin/nginx"]
         .iter()
         .map(PathBuf::from)
         .find(|p| p.exists())
         .unwrap_or("nginx".into())
+}
+
+/// The HAProxy to hold lbsim to: `LBSIM_HAPROXY` when set, else `haproxy`
+/// on the PATH.
+pub(super) fn haproxy_path() -> PathBuf {
+    std::env::var_os("LBSIM_HAPROXY").map_or_else(|| "haproxy".into(), PathBuf::from)
+}
+
+/// Whether the program was named by `LBSIM_NGINX` or `LBSIM_HAPROXY`
+/// (installing the package would not make it run).
+pub(super) fn overridden(variable: &str) -> bool {
+    std::env::var_os(variable).is_some()
 }
 
 /// NGINX in the foreground, its paths under `prefix`.

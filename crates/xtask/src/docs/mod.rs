@@ -55,16 +55,7 @@ const QUICK: Duration = Duration::from_secs(10);
 /// anything else that reads the width) prints the same on every machine.
 const COLUMNS: &str = "100";
 
-/// `cargo xtask docs-check [--bless]`.
-pub fn docs_check(args: &[String]) -> Result<(), String> {
-    match args {
-        [] => check(false),
-        [flag] if flag == "--bless" => check(true),
-        _ => Err("usage: cargo xtask docs-check [--bless]".into()),
-    }
-}
-
-/// Checks (or, with `bless`, rewrites) every doc file's examples and links.
+/// `cargo xtask docs-check [--bless]`: checks (or, with `bless`, rewrites) every doc file's examples and links.
 pub fn check(bless: bool) -> Result<(), String> {
     step(if bless {
         "docs-check --bless: the docs' console examples rewritten with what lbsim prints"
