@@ -291,7 +291,7 @@ test("a scenario of one rule is replayed beside round robin; a bad view key is n
   await ready(page);
   await replayReady(page);
   assert.deepEqual((await where(page)).pair, ["maglev", "round-robin"]);
-  assert.match(await page.textContent("#replay-status"), /speed/);
+  assert.match(await page.locator("#notice").innerText(), /speed: '50' is not allowed/, "at the top, with the link's other notices");
   await context.close();
 });
 

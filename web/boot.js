@@ -1,10 +1,12 @@
 // Starts the page (README, "The playground"): compiles the page's wasm
 // module once, hands it to the first worker (web/worker.js) and starts the page.
 // Trunk writes the hashed file names into the script tag (Trunk.toml).
-// The theme a link chose (`?theme=light|dark`; `auto` and none follow the
-// reader's preference), on <html> before the page's code starts: the styles
-// and the plots read it there.
-const theme = new URLSearchParams(location.search).get("theme");
+// The theme a link chose (`theme=light|dark` in the fragment, else in the
+// query; `auto` and none follow the reader's preference), on <html> before
+// the page's code starts: the styles and the plots read it there (links.rs,
+// apply_theme, keeps it so).
+const chosen = (part) => new URLSearchParams(part).get("theme");
+const theme = chosen(location.hash.slice(1)) ?? chosen(location.search);
 if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
 // The glossary's terms load when the reader nears them (or a link to
 // them is followed), watched once the page has laid out its controls and

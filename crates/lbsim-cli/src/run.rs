@@ -115,7 +115,8 @@ pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, S
     Ok(prepared.report(results))
 }
 
-/// The results table: the article's columns, then the realized figures.
+/// The results table: the article's columns, then the realized figures
+/// and, when a rule placed requests by key, the core's note on it.
 /// Quick requests' p99 shows only where there are quick requests (bimodal
 /// work); a run with errors gains an errors column (and a retries column
 /// when it retried); one with caches a hit rate column. An empty figure
@@ -179,6 +180,9 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
         z.top_user_share * 100.0,
         z.top10_share * 100.0
     );
+    if let Some(note) = report.placement_note() {
+        out += &format!("\n{note}\n");
+    }
     if let Some(lesson) = lesson {
         out += &format!("\n{lesson}\n");
     }

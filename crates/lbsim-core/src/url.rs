@@ -4,8 +4,10 @@
 //!
 //! Decoding is lenient, as the page needs: an unknown key or a bad value is
 //! reported and falls back to that key's default while the rest applies; a
-//! key given twice is reported and its later value applies. The CLI is
-//! strict: it turns any reported problem into an error.
+//! key given twice is reported and none of its values applies (which one
+//! was meant is not for the page to guess). The CLI is strict: it turns
+//! any reported problem into an error. [`notice`] is what a lenient reader
+//! says of the problems, in few lines however hostile the link.
 //!
 //! `preset=NAME` is a key like any other: the preset's
 //! scenario is the base the link's other keys apply to, and encoding over
@@ -17,11 +19,25 @@ use alloc::vec::Vec;
 
 use crate::presets::{preset, Plot, Preset, PRESETS};
 use crate::replay::{self, VIEW_KEYS};
-use crate::scenario::{field_spec, Scenario, ScenarioError, FIELDS};
+use crate::scenario::{field_spec, thousands, Echo, Scenario, ScenarioError, FIELDS};
 use crate::sweep::{Figure, Sweep};
 
 /// The fragment format version.
 pub const VERSION: &str = "1";
+
+/// What the `theme=` view key takes (in the fragment, or in the page's
+/// query): `auto` follows the reader's `prefers-color-scheme`, the others
+/// override it. A run ignores it once it parses.
+pub const THEMES: [&str; 3] = ["light", "dark", "auto"];
+
+/// The theme a `theme=` value names, or the error naming the key.
+fn theme(value: &str) -> Result<&'static str, ScenarioError> {
+    THEMES.iter().copied().find(|t| *t == value).ok_or_else(|| ScenarioError {
+        field: "theme".into(),
+        value: value.into(),
+        allowed: THEMES.join(", "),
+    })
+}
 
 /// The fragment (without `#`) for a scenario: `v=1` and every field that
 /// differs from its default, in table order.
@@ -44,6 +60,10 @@ pub fn encode_link(scenario: &Scenario, base: Option<&Preset>, views: &Views) ->
     if let Some(keys) = views.replay {
         out.push_str(&keys.encode());
     }
+    if let Some(theme) = views.theme {
+        out.push_str("&theme=");
+        out.push_str(theme);
+    }
     out
 }
 
@@ -55,6 +75,8 @@ pub struct Views<'a> {
     pub sweep: Option<&'a Sweep>,
     /// The replay view's keys.
     pub replay: Option<&'a replay::Keys>,
+    /// The theme the link chose ([`THEMES`]).
+    pub theme: Option<&'static str>,
 }
 
 /// The fragment for a scenario edited from a preset: `v=1&preset=NAME` and
@@ -84,10 +106,10 @@ pub fn changed_keys(scenario: &Scenario, base: &Scenario) -> Vec<&'static str> {
 }
 
 /// The preset a link names (`preset=NAME`), if any: `Err` for a name that
-/// is no preset.
+/// is no preset. A preset named twice is none (the key's notice says so).
 fn linked_preset(link: &str) -> Result<Option<&'static Preset>, ScenarioError> {
-    // The later of repeated keys applies, as for every key.
-    let Some((_, name, _)) = pairs(link).filter(|(k, _, _)| k == "preset").last() else { return Ok(None) };
+    let mut named = pairs(link).filter(|(k, _, _)| k == "preset");
+    let (Some((_, name, _)), None) = (named.next(), named.next()) else { return Ok(None) };
     preset(&name).map(Some).ok_or_else(|| {
         let known: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
         ScenarioError { field: "preset".into(), value: name, allowed: known.join(", ") }
@@ -111,12 +133,14 @@ pub struct Decoded {
     /// `view=replay` opens the view ([`replay::Keys::open`]),
     /// [`replay::Keys::view`] reads them.
     pub replay: Option<replay::Keys>,
+    /// The theme the link chose ([`THEMES`]).
+    pub theme: Option<&'static str>,
 }
 
 impl Decoded {
     /// The views the link opens, as [`encode_link`] writes them back.
     pub fn views(&self) -> Views<'_> {
-        Views { sweep: self.sweep.as_ref(), replay: self.replay.as_ref() }
+        Views { sweep: self.sweep.as_ref(), replay: self.replay.as_ref(), theme: self.theme }
     }
 }
 
@@ -168,10 +192,20 @@ fn pairs(link: &str) -> impl Iterator<Item = (String, String, bool)> + '_ {
     })
 }
 
-/// A key the link gives twice: refused by the strict reader, a notice for
-/// the lenient one (where the later value still applies).
+/// A key the link gives more than once, with one of its values: refused
+/// by the strict reader, and by the lenient one too (none of its values
+/// applies).
 fn repeated(key: String, value: String) -> ScenarioError {
-    ScenarioError { field: key, value, allowed: "one value per key (the link gives this key twice)".into() }
+    let allowed = "the key once (the link gives it more than once; none of its values applies)".into();
+    ScenarioError { field: key, value, allowed }
+}
+
+/// Whether a link may give `key`: a field's, a view's, or the version,
+/// the preset and the sweep's.
+fn known_key(key: &str) -> bool {
+    field_spec(key).is_some()
+        || VIEW_KEYS.contains(&key)
+        || ["v", "preset", "sweep", "sweep-figure", "theme"].contains(&key)
 }
 
 /// Applies one pair: the version must be ours; any other key is a field.
@@ -198,6 +232,10 @@ fn apply_pair(scenario: &mut Scenario, key: String, value: String) -> Result<(),
     if key == "sweep-figure" {
         // The sweep view's figure: a run ignores it once it parses.
         return Figure::parse(&value).map(|_| ());
+    }
+    if key == "theme" {
+        // How the page looks: a run ignores it once it parses.
+        return theme(&value).map(|_| ());
     }
     scenario.set(&key, &value)
 }
@@ -246,10 +284,32 @@ pub fn decode(link: &str) -> Decoded {
     let mut applied: Vec<&'static str> = Vec::new();
     let mut sweep: Option<Sweep> = None;
     let mut figure = None;
+    let mut theme_key = None;
     let mut view = replay::Keys::default();
-    for (key, value, again) in pairs(link) {
+    // The keys given more than once (a set filled by insertion: collecting
+    // one sorts, and a sort costs the page's first visit kilobytes).
+    let mut repeats = BTreeSet::new();
+    for (key, _, again) in pairs(link) {
         if again {
-            problems.push(repeated(key.clone(), value.clone()));
+            repeats.insert(key);
+        }
+    }
+    for (key, value, again) in pairs(link) {
+        if repeats.contains(&key) {
+            // Said once, with its first value; none of its values
+            // applies. A key that is no key is said as unknown.
+            if !again {
+                problems.push(if known_key(&key) {
+                    repeated(key, value)
+                } else {
+                    ScenarioError::unknown_key(&key, &value)
+                });
+            }
+            continue;
+        }
+        if key == "theme" {
+            theme_key = theme(&value).map_err(|e| problems.push(e)).ok();
+            continue;
         }
         if key == "sweep" {
             // Parsed once, here; the later of repeated ones applies.
@@ -261,8 +321,19 @@ pub fn decode(link: &str) -> Decoded {
             continue;
         }
         if VIEW_KEYS.contains(&key.as_str()) {
-            // Kept as given, read only by `replay::Keys::view`.
+            // Kept as given, read only by `replay::Keys::view` (the page's
+            // replay says a bad one at the top and writes the rest back).
             view.0.push((key, value));
+            continue;
+        }
+        if key == "v" && value != VERSION {
+            // The version falls back and the rest applies
+            // (docs/embedding.md#share-links): the notice says so.
+            problems.push(ScenarioError {
+                field: key,
+                value,
+                allowed: alloc::format!("{VERSION}; the link's other keys were read as version {VERSION}'s"),
+            });
             continue;
         }
         match apply_pair(&mut scenario, key.clone(), value) {
@@ -307,7 +378,59 @@ pub fn decode(link: &str) -> Decoded {
     if let Some(sweep) = sweep.as_mut() {
         sweep.figure = figure;
     }
-    Decoded { scenario, problems, preset, sweep, replay: (!view.0.is_empty()).then_some(view) }
+    Decoded {
+        scenario,
+        problems,
+        preset,
+        sweep,
+        replay: (!view.0.is_empty()).then_some(view),
+        theme: theme_key,
+    }
+}
+
+/// The most lines [`notice`] writes.
+pub const NOTICE_LINES: usize = 8;
+
+/// The most unknown keys [`notice`] names.
+const UNKNOWN_KEYS_NAMED: u64 = 5;
+
+/// What a lenient reader of a link (the page) says of its problems: one
+/// line per problem, each value cut ([`Echo`]); the first few unknown keys
+/// a line each and the rest counted in one; and at most [`NOTICE_LINES`]
+/// lines, the rest counted, so that no link (10,000 unknown keys, a 200 KB
+/// value) makes a notice longer than a screen.
+pub fn notice(problems: &[ScenarioError]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut unknown = 0;
+    for e in problems {
+        if !e.is_unknown_key() {
+            lines.push(e.to_string());
+            continue;
+        }
+        unknown += 1;
+        if unknown <= UNKNOWN_KEYS_NAMED {
+            lines.push(alloc::format!("unknown key {} ignored", Echo::quoted(&e.field)));
+        }
+    }
+    if unknown > UNKNOWN_KEYS_NAMED {
+        lines.push(alloc::format!(
+            "and {} more unknown keys ignored",
+            thousands(unknown - UNKNOWN_KEYS_NAMED)
+        ));
+    }
+    capped(lines)
+}
+
+/// At most [`NOTICE_LINES`] of a notice's `lines`, the last counting
+/// those left out: what a front end says of a link or an address it reads
+/// leniently.
+pub fn capped(mut lines: Vec<String>) -> Vec<String> {
+    if lines.len() > NOTICE_LINES {
+        let more = lines.len() - (NOTICE_LINES - 1);
+        lines.truncate(NOTICE_LINES - 1);
+        lines.push(alloc::format!("and {} more problems", thousands(more as u64)));
+    }
+    lines
 }
 
 /// Decodes a share link strictly: the first problem is an error.
@@ -379,7 +502,7 @@ mod tests {
         assert_eq!(embed_plots(None), [Plot::Cdf, Plot::Table]);
         let sweep = Sweep::parse("load=0.5..0.9:0.2", "sweep", MAX_LINK_SWEEP_VALUES).expect("a range");
         assert_eq!(
-            embed_url("x/", &Scenario::default(), None, &Views { sweep: Some(&sweep), replay: None }),
+            embed_url("x/", &Scenario::default(), None, &Views { sweep: Some(&sweep), ..Views::default() }),
             "x/?embed=1&plots=cdf,table,sweep#v=1&sweep=load=0.5..0.9:0.2"
         );
     }
@@ -444,7 +567,7 @@ mod tests {
             ("load", alloc::vec!["0.5".into(), "0.7".into(), "0.9".into()])
         );
         assert_eq!(
-            encode_link(&d.scenario, None, &Views { sweep: Some(&sweep), replay: None }),
+            encode_link(&d.scenario, None, &Views { sweep: Some(&sweep), ..Views::default() }),
             "v=1&seed=3&sweep=load=0.5..0.9:0.2"
         );
         let mut s = Scenario::default();
@@ -474,9 +597,13 @@ mod tests {
         let kept = decode("#v=1&t=3").replay.expect("kept as given");
         assert!(!kept.open(), "only view=replay opens it");
         assert!(decode("#v=1&seed=3").replay.is_none());
-        let (view, errors) = decode("#v=1&view=replay&speed=50").replay.expect("the view").view();
-        assert_eq!((errors[0].field.as_str(), errors[0].value.as_str()), ("speed", "50"));
-        assert_eq!(view.speed, 1.0, "a bad value keeps its default");
+        let bad = decode("#v=1&view=replay&speed=50&t=1e300&pair=nope,nope&window=0");
+        assert!(bad.problems.is_empty(), "the view reads its keys: {:?}", bad.problems);
+        let (view, errors) = bad.replay.expect("the view").view();
+        let said: Vec<(&str, &str)> = errors.iter().map(|e| (e.field.as_str(), e.value.as_str())).collect();
+        assert_eq!(said, [("speed", "50"), ("t", "1e300"), ("pair", "nope,nope"), ("window", "0")]);
+        assert_eq!(view, replay::View::default(), "a bad value keeps its default");
+        assert_eq!(view.encode(), "&view=replay", "and the keys written back drop it");
         let (_, errors) = replay::Keys(alloc::vec![("view".into(), "movie".into())]).view();
         assert_eq!(errors[0].allowed, "replay");
         assert!(apply_strict(&mut Scenario::default(), "v=1&window=0").is_err());
@@ -490,7 +617,7 @@ mod tests {
         assert!(d.problems.is_empty(), "{:?}", d.problems);
         let sweep = d.sweep.clone().expect("a sweep");
         assert_eq!(sweep.figure, Some(Figure::LargestShare));
-        assert_eq!(encode_link(&d.scenario, None, &Views { sweep: Some(&sweep), replay: None }), link);
+        assert_eq!(encode_link(&d.scenario, None, &Views { sweep: Some(&sweep), ..Views::default() }), link);
         let before = decode("#v=1&sweep-figure=p99&sweep=load=0.5..0.9:0.2");
         assert_eq!(before.sweep.and_then(|s| s.figure), Some(Figure::P99));
         let old = decode("#v=1&sweep=load=0.5..0.9:0.2&sweep-figure=busiest-share");
@@ -548,14 +675,94 @@ mod tests {
         assert!(start.elapsed().as_secs_f64() < 2.0, "took {:?}", start.elapsed());
     }
 
+    /// Which of two values was meant is not the page's to guess: neither
+    /// applies, and the notice says so and quotes both.
     #[test]
-    fn a_repeated_key_is_a_notice_and_its_later_value_applies() {
-        let d = decode("v=1&seed=3&seed=4");
+    fn a_repeated_key_is_refused_whole() {
+        let d = decode("v=1&servers=3&seed=9&servers=7");
         assert_eq!(d.problems.len(), 1);
-        assert_eq!((d.problems[0].field.as_str(), d.problems[0].value.as_str()), ("seed", "4"));
-        assert_eq!(d.scenario.seed, 4);
+        assert_eq!(
+            d.problems[0].to_string(),
+            "servers: '3' is not allowed; \
+             allowed: the key once (the link gives it more than once; none of its values applies)"
+        );
+        assert_eq!(
+            (d.scenario.servers, d.scenario.seed),
+            (Scenario::default().servers, 9),
+            "the rest applies"
+        );
+        let preset_twice = decode("v=1&preset=crash&preset=degraded&seed=9");
+        assert_eq!((preset_twice.preset, preset_twice.problems[0].field.as_str()), (None, "preset"));
+        let views =
+            decode("v=1&view=replay&t=3&t=4&theme=dark&theme=light&sweep-figure=p99&sweep-figure=p99");
+        let fields: Vec<&str> = views.problems.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["t", "theme", "sweep-figure"]);
+        assert_eq!((views.replay.map(|k| k.0.len()), views.theme), (Some(1), None));
+        assert!(
+            decode("v=1&colour=1&colour=2").problems[0].is_unknown_key(),
+            "a key that is no key is unknown"
+        );
         let e = decode_strict("v=1&seed=3&seed=4").expect_err("strict refuses it");
-        assert_eq!(e.field, "seed");
+        assert_eq!(e.to_string(), "seed: '4' is not allowed; allowed: the key once (the link gives it more than once; none of its values applies)");
+    }
+
+    /// An unknown version keeps the rule of every key (it falls back, the
+    /// rest applies), and its notice says exactly that.
+    #[test]
+    fn an_unknown_version_is_said_and_the_rest_read_as_version_1() {
+        let d = decode("v=2&servers=6");
+        assert_eq!(d.scenario.servers, 6);
+        assert_eq!(d.problems.len(), 1);
+        assert_eq!(
+            d.problems[0].to_string(),
+            "v: '2' is not allowed; allowed: 1; the link's other keys were read as version 1's"
+        );
+        assert!(apply_strict(&mut Scenario::default(), "v=2&servers=6").is_err(), "the CLI refuses it");
+    }
+
+    #[test]
+    fn the_theme_is_a_view_key_runs_ignore() {
+        let d = decode("#v=1&seed=3&theme=dark");
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        assert_eq!(d.theme, Some("dark"));
+        assert_eq!(encode_link(&d.scenario, None, &d.views()), "v=1&seed=3&theme=dark", "kept in the link");
+        let mut s = Scenario::default();
+        apply_strict(&mut s, "v=1&seed=3&theme=light").expect("a run takes it");
+        assert_eq!(s, Scenario { seed: 3, ..Scenario::default() }, "and it changes nothing");
+        let bad = decode("#v=1&theme=blue");
+        assert_eq!(bad.theme, None);
+        assert_eq!(bad.problems[0].to_string(), "theme: 'blue' is not allowed; allowed: light, dark, auto");
+        assert!(apply_strict(&mut Scenario::default(), "v=1&theme=blue").is_err());
+    }
+
+    /// A hostile link (a 200 KB value, 10,000 unknown keys) makes a notice
+    /// of a few short lines.
+    #[test]
+    fn a_notice_is_short_whatever_the_link() {
+        let long = "s".repeat(200_000);
+        let mut link = alloc::format!("v=1&names={long}&servers=0");
+        for i in 0..10_000 {
+            link += &alloc::format!("&k{i}=1");
+        }
+        let lines = notice(&decode(&link).problems);
+        assert_eq!(lines.len(), 8, "{lines:?}");
+        assert!(lines.iter().all(|l| l.chars().count() < 400), "{lines:?}");
+        assert!(lines[0].starts_with("names: 'ssss"), "{}", lines[0]);
+        assert!(lines[0].contains("…' (and 199,920 more characters) is not allowed"), "{}", lines[0]);
+        assert_eq!(
+            lines[2..7],
+            ["'k0'", "'k1'", "'k2'", "'k3'", "'k4'"].map(|k| alloc::format!("unknown key {k} ignored"))
+        );
+        assert_eq!(lines[7], "and 9,995 more unknown keys ignored");
+        assert_eq!(notice(&decode("v=1&colour=blue").problems), ["unknown key 'colour' ignored"]);
+        // Every field wrong at once: the lines stop at the cap, counted.
+        let all: Vec<String> = FIELDS.iter().map(|f| alloc::format!("{}=%00", f.key)).collect();
+        let lines = notice(&decode(&all.join("&")).problems);
+        assert_eq!(lines.len(), NOTICE_LINES);
+        assert!(
+            lines[NOTICE_LINES - 1].starts_with("and ")
+                && lines[NOTICE_LINES - 1].ends_with(" more problems")
+        );
     }
 
     /// Found by the fuzz harness: the ring limit names `vnodes`, which the

@@ -25,18 +25,9 @@ fn is_slider(f: &Field) -> bool {
     f.kind == FieldKind::Real && f.max <= 5.0
 }
 
-/// An integer with thousands separators: 10,000,000.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// An integer with thousands separators (10,000,000), as the core's
+/// messages write counts.
+pub use lbsim_core::scenario::thousands;
 
 fn number(v: f64) -> String {
     if v >= 1e6 {

@@ -121,7 +121,7 @@ pub fn config() {
 pub fn replay() {
     if open("replay-panel") {
         let link = with(|app| {
-            let views = url::Views { sweep: None, replay: app.replay.as_ref() };
+            let views = url::Views { replay: app.replay.as_ref(), ..url::Views::default() };
             url::share_link(&page_base(), &app.scenario, app.preset, &views)
         });
         call("replay", REPLAY, "replay", Array::of1(&JsValue::from_str(&link)));

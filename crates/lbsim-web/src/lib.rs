@@ -79,11 +79,12 @@ pub fn start() {
         let s = p.map(Preset::scenario).unwrap_or_default();
         (Scenario { requests: s.requests.min(MAX_INTERACTIVE_REQUESTS), ..s }, p, None)
     } else {
-        let (s, p, sweep, replay) = scenario_from_link(&link);
-        let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
-        with(|app| app.replay = replay);
-        (s, p, sweep)
+        let d = scenario_from_link(&link);
+        let p = d.preset.or_else(|| (d.scenario == Scenario::default()).then(|| preset("mixed")).flatten());
+        with(|app| (app.replay, app.theme) = (d.replay, d.theme));
+        (d.scenario, p, d.sweep)
     };
+    links::apply_theme();
     with(|app| {
         app.preset = chosen;
         app.scenario = scenario;

@@ -5,10 +5,8 @@
 use std::cell::Cell;
 
 use lbsim_core::presets::{Plot, Preset};
-use lbsim_core::replay::Keys;
-use lbsim_core::scenario::field_spec;
-use lbsim_core::sweep::Sweep;
-use lbsim_core::{url, Scenario};
+use lbsim_core::scenario::{field_spec, Echo};
+use lbsim_core::url::{self, THEMES};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlDetailsElement, HtmlElement, HtmlInputElement};
@@ -20,27 +18,15 @@ use crate::view::{add_notice, show_notice};
 
 /// Delay before the address bar follows the controls.
 const URL_DEBOUNCE_MS: i32 = 250;
-/// What `theme=` takes: `auto` follows the reader's `prefers-color-scheme`;
-/// for the other two, boot.js sets `data-theme` on `<html>` before the
-/// first paint, and the styles and the plots follow it.
-const THEMES: [&str; 3] = ["light", "dark", "auto"];
 
-/// Reads a link's fragment: its scenario and the preset it names; problems
-/// become a notice naming each key.
-pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Option<Sweep>, Option<Keys>) {
-    let decoded = url::decode(link);
-    let mut scenario = decoded.scenario;
-    let mut lines: Vec<String> = decoded
-        .problems
-        .iter()
-        .map(|e| {
-            if e.is_unknown_key() {
-                format!("unknown key '{}' ignored", e.field.escape_debug())
-            } else {
-                e.to_string()
-            }
-        })
-        .collect();
+/// Reads a link's fragment: its scenario, the preset it names and the
+/// views it opens (only those that read, so the address bar drops the
+/// rest); problems become one notice at the top, in the core's few lines
+/// ([`url::notice`]), and the requests are capped at what the page runs.
+pub fn scenario_from_link(link: &str) -> url::Decoded {
+    let mut decoded = url::decode(link);
+    let scenario = &mut decoded.scenario;
+    let mut lines = url::notice(&decoded.problems);
     if scenario.requests > MAX_INTERACTIVE_REQUESTS {
         lines.push(format!(
             "requests: {} is more than this page runs, capped at {}; allowed: {}",
@@ -56,12 +42,31 @@ pub fn scenario_from_link(link: &str) -> (Scenario, Option<&'static Preset>, Opt
             &lines,
         );
     }
-    (scenario, decoded.preset, decoded.sweep, decoded.replay)
+    decoded
 }
 
-/// The views the page's links keep: the sweep set up, the replay's keys.
+/// The views the page's links keep: the sweep set up, the replay's keys,
+/// the theme.
 fn views(app: &crate::state::App) -> url::Views<'_> {
-    url::Views { sweep: app.sweep.spec.as_ref(), replay: app.replay.as_ref() }
+    url::Views { sweep: app.sweep.spec.as_ref(), replay: app.replay.as_ref(), theme: app.theme }
+}
+
+/// The theme on `<html>` (`data-theme`, which the styles and the plots
+/// read): the link's `theme=`, else the page address's, else none (the
+/// reader's `prefers-color-scheme`), as boot.js set it before the first
+/// paint. Whether it changed (a pasted link's theme), so the plots redraw.
+pub fn apply_theme() -> bool {
+    let Some(html) = document().document_element() else { return false };
+    let chosen = with(|app| app.theme).map(str::to_string).or_else(|| query("theme"));
+    let wanted = chosen.filter(|t| t != "auto" && THEMES.contains(&t.as_str()));
+    if html.get_attribute("data-theme") == wanted {
+        return false;
+    }
+    let _ = match &wanted {
+        Some(theme) => html.set_attribute("data-theme", theme),
+        None => html.remove_attribute("data-theme"),
+    };
+    true
 }
 
 /// The link's fragment (without `#`) for the page's scenario, over the
@@ -240,7 +245,7 @@ pub fn apply_query(preset: Option<&'static Preset>) {
     if let Some(theme) = query("theme").filter(|t| !THEMES.contains(&t.as_str())) {
         unknown.push(format!(
             "theme: unknown theme \"{}\" ignored; known: {}",
-            theme.escape_debug(),
+            Echo::bare(&theme),
             THEMES.join(", ")
         ));
     }
@@ -248,7 +253,7 @@ pub fn apply_query(preset: Option<&'static Preset>) {
         embed(preset, &mut unknown);
     }
     if !unknown.is_empty() {
-        add_notice("Parts of this page's address were not used:", &unknown);
+        add_notice("Parts of this page's address were not used:", &url::capped(unknown));
     }
 }
 
@@ -262,7 +267,7 @@ fn embed(preset: Option<&'static Preset>, unknown: &mut Vec<String>) {
             .filter_map(|id| {
                 let plot = Plot::parse(id);
                 if plot.is_none() {
-                    let id = id.escape_debug();
+                    let id = Echo::bare(id);
                     unknown
                         .push(format!("plots: unknown plot \"{id}\" ignored; known: {}", known.join(", ")));
                 }
@@ -289,7 +294,7 @@ fn embed(preset: Option<&'static Preset>, unknown: &mut Vec<String>) {
         }
     }
     unknown.extend(missing.iter().map(|key| {
-        let key = key.escape_debug();
+        let key = Echo::bare(key);
         format!("controls: unknown control \"{key}\" ignored; a control is named by its link key (slow-share, zipf, seed)")
     }));
     // The controls sit under the lesson, over the plots they change.

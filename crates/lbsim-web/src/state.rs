@@ -60,6 +60,8 @@ pub struct App {
     /// The replay view's keys a link gave (`view=replay`), kept in the
     /// links the page writes.
     pub replay: Option<lbsim_core::replay::Keys>,
+    /// The theme a link chose (`theme=`), kept in the links the page writes.
+    pub theme: Option<&'static str>,
     /// A long scenario the reader agreed to run.
     pub confirmed: Option<Scenario>,
     /// Each plot's legend as last drawn, by canvas id (for a saved PNG).
@@ -161,6 +163,7 @@ thread_local! {
         first_plot: true,
         sweep: SweepState::default(),
         replay: None,
+        theme: None,
         confirmed: None,
         legends: Vec::new(),
         jump_to: None,
@@ -179,9 +182,9 @@ pub fn set_state(state: &str) {
     set_body_data("state", state);
 }
 
-/// The theme: the one the link chose (`theme=`, which boot.js wrote on
-/// `<html>` as `data-theme`), else the reader's preference; on paper
-/// (print media, not `screen`) light.
+/// The theme: the one the link chose (`theme=`, which boot.js and
+/// `links::apply_theme` write on `<html>` as `data-theme`), else the
+/// reader's preference; on paper (print media, not `screen`) light.
 fn dark() -> bool {
     let chosen = document().document_element().and_then(|html| html.get_attribute("data-theme"));
     let query = match chosen.as_deref() {

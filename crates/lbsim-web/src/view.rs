@@ -163,6 +163,11 @@ fn realized(report: &Report) {
         text += " (the load is of the work as if nothing were cached; the loads plot shows the work done)";
     }
     text.push('.');
+    // Beside hashing rules, why their largest share swings (the core's
+    // note, which `lbsim run` prints under its table too).
+    if let Some(note) = report.placement_note() {
+        text = text + " " + &note;
+    }
     set_text("realized", &text);
 }
 

@@ -14,8 +14,8 @@ use crate::dom::{self, after, by_id, cancel, document, on, on_id, set_text, wind
 use crate::events;
 use crate::lazy;
 use crate::links::{
-    current_fragment, embed_src, follow_preset, fragment, push_url, scenario_from_link, schedule_url,
-    share_url, write_url,
+    apply_theme, current_fragment, embed_src, follow_preset, fragment, push_url, scenario_from_link,
+    schedule_url, share_url, write_url,
 };
 use crate::plots::cdf::{CdfView, Class};
 use crate::pool::{self, Listeners};
@@ -23,7 +23,7 @@ use crate::run::{self, cancel_run, confirm_run, keep_last, request_run};
 use crate::state::{with, Purpose};
 use crate::sweep;
 use crate::table::{self, Sort};
-use crate::view::{redraw, save_png, show_notice, Redraw};
+use crate::view::{add_notice, redraw, save_png, show_notice, Redraw};
 
 /// Replaces the whole scenario (a link, a preset) and runs it.
 pub fn apply(scenario: Scenario) {
@@ -348,6 +348,16 @@ fn wire_results() {
             with(|app| app.replay = Some(lbsim_core::replay::Keys(keys)));
             schedule_url();
         });
+        // The link's view keys the replay could not read, said at the top
+        // (the keys it wrote back leave them out).
+        on(&panel, "lbsim-key-errors", |e| {
+            let said = dom::target::<Element>(&e).and_then(|p| p.get_attribute("data-key-errors"));
+            let lines: Vec<String> = said.unwrap_or_default().lines().map(str::to_string).collect();
+            add_notice(
+                "Parts of this link's replay view were not used; they fall back to the defaults:",
+                &lines,
+            );
+        });
     }
 }
 
@@ -415,14 +425,19 @@ fn follow_link() {
     // As when the page opens: a fragment that is no link (empty, or a
     // part of the page) is the defaults, which are the mixed preset's.
     let link = Some(link).filter(|l| l.contains('=')).unwrap_or_default();
-    let (s, p, range, replay) = scenario_from_link(&link);
-    let p = p.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
-    with(|app| app.replay = replay);
+    let d = scenario_from_link(&link);
+    let (s, range) = (d.scenario, d.sweep);
+    let p = d.preset.or_else(|| (s == Scenario::default()).then(|| preset("mixed")).flatten());
+    with(|app| (app.replay, app.theme) = (d.replay, d.theme));
     open_replay();
     sweep::from_link(range);
     let same = s == with(|app| app.scenario.clone()) && p == with(|app| app.preset);
+    if apply_theme() && same {
+        redraw(Redraw::ALL);
+    }
     if same {
-        // Only the sweep is new: it runs now, over the same scenario.
+        // Only the sweep or the theme is new: the sweep runs now, over
+        // the same scenario.
         sweep::start_if_asked();
     } else {
         // A pasted link is its own scenario, with the preset it names.

@@ -185,6 +185,22 @@ impl Builder {
     }
 }
 
+impl AlgorithmId {
+    /// Whether the rule places a request by its key alone (the hashing
+    /// rules without a bound): each user goes to one server whatever the
+    /// load, so a server's share is the shares of the users it was given
+    /// (`Report::placement_note` says so beside the results).
+    pub fn places_by_key(self) -> bool {
+        use AlgorithmId::*;
+        match self {
+            UserHash | ConsistentHash | Maglev | Rendezvous => true,
+            RoundRobin | Random | LeastConnections | PowerOfTwo | LeastRequest | PeakEwma | BoundedLoad => {
+                false
+            }
+        }
+    }
+}
+
 impl FromStr for AlgorithmId {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {

@@ -12,6 +12,7 @@ use crate::scenario::Scenario;
 
 pub mod columns;
 pub mod json;
+mod placement;
 mod summary;
 
 pub use self::summary::{percentiles, rank, ranked, summarize, Percentiles, Summary, CDF_POINTS};

@@ -25,7 +25,7 @@ mod notes;
 mod spec;
 mod value;
 
-pub use self::error::{Escaped, ScenarioError};
+pub use self::error::{thousands, Echo, Escaped, ScenarioError, MAX_ECHOED};
 pub use self::fields::{Expression, Field, InConfig, Scenario, FIELDS, IN_CONFIG};
 pub use self::kinds::{CheckKind, Layer, WorkKind};
 use self::lookup::row;

@@ -24,6 +24,7 @@ mod littles_law;
 mod locality;
 mod mmc_random_routing;
 mod nginx_ring_matches_the_oracle;
+mod placement_note;
 mod power_of_two_mean_field;
 mod preset_lessons;
 mod ring_placements;

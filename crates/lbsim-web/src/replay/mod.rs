@@ -61,6 +61,9 @@ pub fn show(link: &str) {
             .is_some_and(|m| m.matches());
         state::start(Player::new(scenario, decoded.preset, pair, &view, &errors, reduced_motion));
     }
+    if !errors.is_empty() {
+        links::refuse(&errors);
+    }
     controls::show_choices();
     worker::compute_if_changed();
 }
