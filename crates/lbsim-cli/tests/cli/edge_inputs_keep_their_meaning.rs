@@ -48,7 +48,7 @@ fn json_files_may_start_with_a_byte_order_mark() {
 #[test]
 fn repeated_link_keys_are_refused_naming_the_key() {
     let message = refused(&["run", "--url", "v=1&seed=3&zipf=1.1&seed=4"]);
-    assert!(message.contains("seed: '4'") && message.contains("twice"), "{message}");
+    assert!(message.contains("seed: '4'") && message.contains("more than once"), "{message}");
     let message = refused(&["run", "--url", "v=1&v=1"]);
     assert!(message.starts_with("lbsim: v: '1'"), "{message}");
 }
