@@ -57,16 +57,25 @@ pub struct UrlArgs {
 /// the run starts and does not grow with the machine's cores.
 pub const MEMORY_BUDGET: u64 = 1 << 30;
 
+/// Address space a worker thread's allocator may hold beyond what it
+/// uses: glibc gives each thread an arena of its own, whose heaps are
+/// reserved 64 MiB at a time, so a thread's buffers can take up to one
+/// heap more address space than bytes (seen as an abort 9 MB above an
+/// estimate without it, under `ulimit -v`, two threads in a sweep).
+const ARENA_ROOM: u64 = 64 << 20;
+
 /// Runs `work` on `threads` threads, once a reservation of `peak` bytes
-/// (the run's known peak) has been made and let go: a machine that cannot
-/// give that much refuses the run with exit status 2 and the size, instead
-/// of aborting midway (stable Rust has no allocation-error hook).
+/// (the run's known peak) and each thread's arena room has been made and
+/// let go: a machine that cannot give that much refuses the run with exit
+/// status 2 and the size, instead of aborting midway (stable Rust has no
+/// allocation-error hook).
 pub fn within_memory<T: Send>(
     scenario: &Scenario,
     threads: u64,
     peak: u64,
     work: impl FnOnce() -> T + Send,
 ) -> Result<T, Failure> {
+    let peak = peak.saturating_add(threads.saturating_mul(ARENA_ROOM));
     let megabytes = peak.div_ceil(1_000_000);
     let refused = || {
         Failure::Input(format!(

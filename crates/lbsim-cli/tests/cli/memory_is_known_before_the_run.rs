@@ -24,7 +24,7 @@ fn a_run_the_machine_cannot_hold_is_refused_with_its_size() {
 }
 
 /// The documented limits with events, at sixteen threads under a 4 GB
-/// address-space cap: one rule at a time (the estimate, 1,837 MB of address
+/// address-space cap: one rule at a time (the estimate, 1,904 MB of address
 /// space, does not leave room for two in 1 GiB), 802 MB resident at the peak. Minutes long: run on demand with
 /// `cargo test -p lbsim-cli --test cli -- --ignored memory`.
 #[cfg(target_os = "linux")]
