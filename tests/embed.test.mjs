@@ -294,7 +294,12 @@ test("each preset's embed opens on the plot its lesson names in the core's table
     }
     // Every plot the embed shows draws its data (the list is the page's
     // and, above, lbsim url's).
-    await assertPlotsDrawn(page, await expectedMarks(page, shown), { label: `${id}: ` });
+    // In herding the four hashing rules' tails run within a few pixels of
+    // one another at an embed's width, muted, so each blends with the
+    // others and the grid: their colours are checked for presence only
+    // (plots.test.mjs reads their lines against the report).
+    const exempt = id === "herding" ? ["user-hash", "consistent-hash", "maglev", "rendezvous"] : [];
+    await assertPlotsDrawn(page, await expectedMarks(page, shown), { exempt, label: `${id}: ` });
     assert.deepEqual(errors, []);
     await context.close();
   }
