@@ -39,13 +39,30 @@ pub fn bring_into_sight() {
 }
 
 /// Once the replays arrived: the view again at the top, unless the reader
-/// scrolled meanwhile.
+/// scrolled meanwhile; and again until the page's own result is drawn
+/// (its plots and table, above the replay, grow the page when they come,
+/// which can be after the replay's), checked every 100 ms for 10 s at most.
 pub fn keep_in_sight() {
+    keep_in_sight_for(100);
+}
+
+fn keep_in_sight_for(checks: u32) {
     let Some(y) = BROUGHT.with(std::cell::Cell::take) else { return };
-    if window().scroll_y().unwrap_or(0.0) == y {
-        bring_into_sight();
-        BROUGHT.with(|b| b.set(None));
+    if window().scroll_y().unwrap_or(0.0) != y {
+        return;
     }
+    bring_into_sight();
+    let page_ready = crate::dom::document()
+        .body()
+        .and_then(|b| b.get_attribute("data-state"))
+        .is_some_and(|s| s == "ready");
+    if page_ready || checks == 0 {
+        BROUGHT.with(|b| b.set(None));
+        return;
+    }
+    let y = window().scroll_y().unwrap_or(y);
+    BROUGHT.with(|b| b.set(Some(y)));
+    crate::dom::after(100, move || keep_in_sight_for(checks - 1));
 }
 
 /// The view's state for the tests: `running`, `ready` or `error`.
