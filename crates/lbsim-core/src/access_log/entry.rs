@@ -3,7 +3,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{LogKind, Traffic};
+use super::traffic::Traffic;
+use crate::scenario::LogKind;
 
 /// Lines gathered so far.
 #[derive(Debug, Default)]

@@ -4,7 +4,9 @@
 use alloc::string::String;
 
 use super::entry::Gathered;
-use super::{LogError, LogKind, LogProgress, Traffic, WorkFrom};
+use super::error::{LogError, LogProgress};
+use super::traffic::Traffic;
+use crate::scenario::{LogKind, Scenario, WorkFrom};
 
 /// Longest line read: a longer one is skipped and counted, so memory
 /// stays bounded whatever the input.
@@ -31,7 +33,7 @@ impl Default for LogSettings {
 
 impl LogSettings {
     /// The settings a scenario's fields give.
-    pub fn of(scenario: &crate::Scenario) -> LogSettings {
+    pub fn of(scenario: &Scenario) -> LogSettings {
         LogSettings {
             kind: scenario.log_kind,
             format: scenario.log_format.clone(),

@@ -3,7 +3,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::Traffic;
+use crate::workload::Request;
 
 /// Span, rate over time, work percentiles, top keys' shares, servers seen.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,7 +23,15 @@ pub struct TrafficSummary {
 }
 
 impl TrafficSummary {
-    pub(super) fn of(_traffic: &Traffic) -> TrafficSummary {
+    /// The summary of requests in arrival order, their users' keys
+    /// (`keys[user - 1]`), the servers seen and which answered each.
+    pub(super) fn of(
+        requests: &[Request],
+        keys: &[String],
+        servers: &[String],
+        served_by: &[u16],
+    ) -> TrafficSummary {
+        let _ = (requests, keys, servers, served_by);
         TrafficSummary::default()
     }
 }
