@@ -8,7 +8,8 @@
 //! ends do), and it fits no scenario to a log (the estimators do).
 
 mod alb;
-mod csv;
+mod clock;
+pub mod csv;
 mod entry;
 mod error;
 mod haproxy;
@@ -23,3 +24,6 @@ pub use self::reader::{LogReader, LogSettings, MAX_LINE_BYTES};
 pub use self::summary::TrafficSummary;
 pub use self::traffic::Traffic;
 pub use crate::scenario::{LogKind, WorkFrom};
+
+#[cfg(test)]
+mod tests;
