@@ -29,6 +29,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod balancer;
+mod bus;
 pub mod chacha;
 pub mod config;
 pub mod cost;

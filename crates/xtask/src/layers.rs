@@ -42,8 +42,9 @@ const LAYERS: &[Layers] = &[
             // What a scenario draws and what a run reports; formulas; remapping;
             // the scenario as a real balancer's config.
             &["workload", "report", "theory", "remap", "cost", "config"],
-            // The server model both engines run on.
-            &["server"],
+            // The server model both engines run on, and the messages the
+            // servers send balancer copies.
+            &["server", "bus"],
             // The fleet's event loop, then the engine that runs either loop, and
             // a rule's picks for given steps (with the fleet's timeline and checks).
             &["fleet"],
