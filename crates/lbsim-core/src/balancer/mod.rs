@@ -38,6 +38,9 @@ pub mod round_robin;
 pub mod row;
 mod rule;
 pub mod user_hash;
+// The rules production uses now: gRPC's and Envoy's learned weights, Finagle's aperture.
+pub mod grpc_wrr;
+pub mod stride;
 
 /// A row's name for the rule in one program, or `None`.
 macro_rules! in_program {
