@@ -53,6 +53,8 @@ const LAYERS: &[Layers] = &[
             &["sweep", "presets"],
             &["replay"],
             &["url"],
+            // Scenarios fitted to observed traffic, with their links.
+            &["fit"],
             &["crate"],
         ],
     },
