@@ -86,3 +86,19 @@ impl RateFit {
         (self.df > 0.0).then(|| chi_square_p_value(self.chi_square, self.df))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evenly_spaced_arrivals_give_their_rate_and_no_dispersion() {
+        // One arrival every 10 ms for 5 s: 100 per second, every full bin
+        // holding exactly 100 (variance 0).
+        let arrivals: Vec<f64> = (0..=500).map(|i| f64::from(i) * 10.0).collect();
+        let fit = fit_rate(&arrivals).expect("a span");
+        assert!((fit.rate_per_s - 100.0).abs() < 1e-9, "{fit:?}");
+        assert_eq!(fit.over_time.bin_s, 1.0);
+        assert_eq!(fit.dispersion, 0.0);
+    }
+}

@@ -28,3 +28,19 @@ pub fn fit_speeds(work_ms: &[f64], served_by: &[u16], servers: usize) -> Vec<f64
         .map(|(&total, &k)| if k == 0 || total <= 0.0 { 1.0 } else { overall / (total / k as f64) })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_are_the_inverse_of_mean_logged_work() {
+        // Work 10 ms on servers of speed 0.5, 1 and 2 is logged as 20, 10
+        // and 5 ms: the fitted speeds stand as 0.5 : 1 : 2.
+        let work = [20.0, 10.0, 5.0, 20.0, 10.0, 5.0];
+        let served_by = [0, 1, 2, 0, 1, 2];
+        let speeds = fit_speeds(&work, &served_by, 3);
+        assert!((speeds[1] / speeds[0] - 2.0).abs() < 1e-12, "{speeds:?}");
+        assert!((speeds[2] / speeds[1] - 2.0).abs() < 1e-12, "{speeds:?}");
+    }
+}
