@@ -36,6 +36,7 @@ pub mod config;
 pub mod cost;
 pub mod engine;
 pub mod events;
+pub mod fit;
 pub mod fleet;
 pub mod hash;
 mod num;

@@ -56,6 +56,8 @@ const LAYERS: &[Layers] = &[
             &["sweep", "presets"],
             &["replay"],
             &["url"],
+            // Scenarios fitted to observed traffic, with their links.
+            &["fit"],
             &["crate"],
         ],
     },
