@@ -280,6 +280,26 @@ impl Prepared {
         Ok(Prepared { scenario, workload, pool })
     }
 
+    /// Validates the scenario and takes a log's requests as its workload
+    /// (docs/model.md#your-own-traffic): arrivals divided by the
+    /// scenario's `time-scale`, each request's balancer copy drawn from the
+    /// seed's copies stream as a drawn workload's are, and `requests` set
+    /// to the log's count. The fleet is the scenario's own; a front end
+    /// that leaves the servers unset first takes the log's
+    /// ([`crate::access_log::Traffic::fleet_into`]).
+    pub fn with_traffic(
+        scenario: &Scenario,
+        traffic: &crate::access_log::Traffic,
+    ) -> Result<Prepared, ScenarioError> {
+        let mut scenario = scenario.clone();
+        scenario.requests = traffic.requests.len() as u64;
+        scenario.validate()?;
+        scenario.algorithms = scenario.rules();
+        let workload = Workload::given(&scenario, &traffic.requests, traffic.classed);
+        let pool = scenario.pool();
+        Ok(Prepared { scenario, workload, pool })
+    }
+
     /// The normalized scenario.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario

@@ -28,6 +28,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod access_log;
 pub mod balancer;
 pub mod chacha;
 pub mod config;

@@ -42,6 +42,8 @@ const LAYERS: &[Layers] = &[
             // What a scenario draws and what a run reports; formulas; remapping;
             // the scenario as a real balancer's config.
             &["workload", "report", "theory", "remap", "cost", "config"],
+            // An access log read as the requests a scenario runs on.
+            &["access_log"],
             // The server model both engines run on.
             &["server"],
             // The fleet's event loop, then the engine that runs either loop, and

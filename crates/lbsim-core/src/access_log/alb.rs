@@ -1,0 +1,1 @@
+//! AWS Application Load Balancer access log lines, fields in AWS's documented order.

@@ -1,0 +1,1 @@
+//! CSV: `arrival_ms,work_ms[,key][,class]` with a header.

@@ -1,0 +1,1 @@
+//! HAProxy `option httplog` and `option tcplog` lines.
