@@ -2,10 +2,11 @@
 // reads an access log and runs every rule on its requests, off the page's
 // thread. The panel (the same module's) starts it with the modules'
 // version (`?v=`, web/finish.mjs) and posts
-//   { read: File, kind, workFrom, link, fields }  read this file, then run
-//   { again: true, kind, workFrom, link, fields } the held file: read it
-//                                                 again if kind or workFrom
-//                                                 changed, then run
+//   { read: File, link, fields, reading }  read this file, then run
+//   { again: true, link, fields, reading } the held file: read it again if
+//                                          `reading` (the fields a reading
+//                                          takes) changed, then run
+// (`fields`: [key, value] pairs set over the page's scenario `link`)
 // and hears { type: "progress" | "summary" | "running" | "report" | "error" }.
 // The file is read as a stream (gzip through the browser's own
 // DecompressionStream when its first bytes say so) and held only in this
@@ -26,8 +27,8 @@ async function isGzip(file) {
   return head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
-async function read(bindings, file, kind, workFrom) {
-  const reader = new bindings.LogRead(kind, workFrom);
+async function read(bindings, file, link, fields) {
+  const reader = new bindings.LogRead(link, fields);
   // Bytes of the file read, for the progress bar (counted before gzip).
   let read = 0;
   let stream = file.stream().pipeThrough(new TransformStream({
@@ -68,11 +69,11 @@ self.onmessage = async ({ data }) => {
     const bindings = await traffic;
     const file = data.read ?? held?.file;
     if (!file) return;
-    if (data.read || held.kind !== data.kind || held.workFrom !== data.workFrom) {
+    if (data.read || held.reading !== data.reading) {
       if (held) held.log.free();
       held = null;
-      const log = await read(bindings, file, data.kind, data.workFrom);
-      held = { file, kind: data.kind, workFrom: data.workFrom, log };
+      const log = await read(bindings, file, data.link, data.fields);
+      held = { file, reading: data.reading, log };
       self.postMessage({ type: "summary", summary: log.summary() });
     }
     run(bindings, held.log, data.link, data.fields);

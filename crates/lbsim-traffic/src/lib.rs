@@ -13,7 +13,6 @@
 //! goes.
 
 mod panel;
-mod placeholder;
 pub mod read;
 
 use js_sys::Function;

@@ -12,19 +12,29 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{
-    CanvasRenderingContext2d, Document, Element, Event, File, HtmlCanvasElement, HtmlElement, HtmlInputElement,
-    HtmlProgressElement, HtmlSelectElement, MessageEvent, Worker, WorkerOptions, WorkerType,
+    CanvasRenderingContext2d, Document, Element, Event, File, HtmlCanvasElement, HtmlElement,
+    HtmlInputElement, HtmlProgressElement, HtmlSelectElement, MessageEvent, Worker, WorkerOptions,
+    WorkerType,
 };
 
 use crate::read::{too_large, MAX_LOG_BYTES};
 
-/// The fields a log's run uses, edited in the panel: (key, label, choices;
-/// none for a number typed in).
-const FIELDS: &[(&str, &str, &[(&str, &str)])] = &[
+/// A field's choices as (value, label); none for a number typed in.
+type Choices = &'static [(&'static str, &'static str)];
+
+/// The fields a log's run uses, edited in the panel: (key, label, choices).
+const FIELDS: &[(&str, &str, Choices)] = &[
     (
         "log-kind",
         "log kind",
-        &[("", "detect"), ("nginx", "NGINX"), ("haproxy", "HAProxy httplog"), ("haproxy-tcp", "HAProxy tcplog"), ("alb", "AWS ALB"), ("csv", "CSV")],
+        &[
+            ("", "detect"),
+            ("nginx", "NGINX"),
+            ("haproxy", "HAProxy httplog"),
+            ("haproxy-tcp", "HAProxy tcplog"),
+            ("alb", "AWS ALB"),
+            ("csv", "CSV"),
+        ],
     ),
     ("work-from", "work from", &[("upstream", "the server's time"), ("total", "the whole request")]),
     ("time-scale", "time scale", &[]),
@@ -109,7 +119,9 @@ pub fn show(root: &str, link: &str, file: JsValue, shown: Function) {
     if !built {
         let Some(root) = by_id::<Element>(root) else { return };
         let Some(worker) = start_worker() else {
-            root.set_text_content(Some("Reading a log needs a Web Worker, which this browser did not start."));
+            root.set_text_content(Some(
+                "Reading a log needs a Web Worker, which this browser did not start.",
+            ));
             return;
         };
         root.set_inner_html(MARKUP);
@@ -181,17 +193,22 @@ fn field(key: &str) -> String {
         .to_string()
 }
 
-/// The scenario fields set in the panel (the reader's fields are not:
-/// they go with a reading).
-fn scenario_fields() -> Array {
+/// The fields set in the panel, as [key, value] pairs (one left empty
+/// keeps the page's value; the servers, the log's).
+fn fields() -> Array {
     FIELDS
         .iter()
-        .filter(|(key, _, _)| !matches!(*key, "log-kind" | "work-from"))
         .filter_map(|(key, _, _)| {
             let value = field(key);
-            (!value.is_empty()).then(|| JsValue::from(Array::of2(&JsValue::from_str(key), &JsValue::from_str(&value))))
+            (!value.is_empty())
+                .then(|| JsValue::from(Array::of2(&JsValue::from_str(key), &JsValue::from_str(&value))))
         })
         .collect()
+}
+
+/// What a reading depends on: a change reads the held file again.
+fn reading() -> String {
+    format!("{}|{}", field("log-kind"), field("work-from"))
 }
 
 fn wire() {
@@ -204,11 +221,11 @@ fn wire() {
         });
     }
     if let Some(b) = by_id::<HtmlElement>("traffic-rerun") {
-        on(&b, "click", |_| rerun(true));
+        on(&b, "click", |_| rerun());
     }
     for (key, _, _) in FIELDS {
         if let Some(input) = by_id::<Element>(&format!("traffic-{key}")) {
-            on(&input, "change", |_| rerun(false));
+            on(&input, "change", |_| rerun());
         }
     }
     if let Some(b) = by_id::<HtmlElement>("traffic-fit") {
@@ -251,8 +268,6 @@ fn read(file: &File) {
     set_text("traffic-status", &format!("Reading {}…", file.name()));
     let message = js_sys::Object::new();
     set(&message, "read", file);
-    set(&message, "kind", &JsValue::from_str(&field("log-kind")));
-    set(&message, "workFrom", &JsValue::from_str(&field("work-from")));
     add_run(&message);
     post(&message);
 }
@@ -260,16 +275,15 @@ fn read(file: &File) {
 fn add_run(message: &js_sys::Object) {
     let link = PANEL.with(|p| p.borrow().as_ref().map(|p| p.link.clone())).unwrap_or_default();
     set(message, "link", &JsValue::from_str(&link));
-    set(message, "fields", &scenario_fields());
+    set(message, "fields", &fields());
+    set(message, "reading", &JsValue::from_str(&reading()));
 }
 
-/// The panel's fields changed: a changed reading setting reads the held
-/// file again, else the held log runs again with the new fields.
-fn rerun(_asked: bool) {
+/// The panel's fields changed (or "Run again"): a changed reading setting
+/// reads the held file again, else the held log runs again with them.
+fn rerun() {
     let message = js_sys::Object::new();
     set(&message, "again", &JsValue::TRUE);
-    set(&message, "kind", &JsValue::from_str(&field("log-kind")));
-    set(&message, "workFrom", &JsValue::from_str(&field("work-from")));
     add_run(&message);
     post(&message);
 }
@@ -327,7 +341,10 @@ fn arrived(data: &JsValue) {
         Some("running") => {
             let (done, total) = (number(data, "done"), number(data, "total"));
             set_progress(if total > 0.0 { done / total } else { 0.0 });
-            set_text("traffic-status", &format!("Running every rule on the log's requests: {done:.0} of {total:.0} done…"));
+            set_text(
+                "traffic-status",
+                &format!("Running every rule on the log's requests: {done:.0} of {total:.0} done…"),
+            );
         }
         Some("report") => {
             let bytes = get(data, "bytes");
@@ -345,7 +362,10 @@ fn arrived(data: &JsValue) {
                 }
             });
             set_progress(1.0);
-            set_text("traffic-status", &format!("The plots and the table show every rule on {name}, read in this browser."));
+            set_text(
+                "traffic-status",
+                &format!("The plots and the table show every rule on {name}, read in this browser."),
+            );
             if let Some(b) = document().body() {
                 let _ = b.set_attribute("data-traffic", "shown");
             }
@@ -395,9 +415,7 @@ fn summary(s: &JsValue) {
     let servers = number(s, "servers");
     if servers > 0.0 {
         if let Some(input) = by_id::<HtmlInputElement>("traffic-servers") {
-            if input.value().is_empty() {
-                input.set_value(&format!("{servers:.0}"));
-            }
+            input.set_placeholder(&format!("{servers:.0}"));
         }
     }
     let rate: Vec<f64> = js_sys::Float64Array::new(&get(s, "rate")).to_vec();
@@ -412,7 +430,8 @@ fn draw_rate(rate: &[f64]) {
     let (w, h) = (f64::from(canvas.client_width()) * scale, f64::from(canvas.client_height()) * scale);
     canvas.set_width(w as u32);
     canvas.set_height(h as u32);
-    let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    let Some(ctx) =
+        canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
     else {
         return;
     };

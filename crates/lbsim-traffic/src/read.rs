@@ -9,7 +9,8 @@ use lbsim_core::{url, Scenario};
 use lbsim_protocol::{wire, FromWorker};
 use wasm_bindgen::prelude::*;
 
-use crate::placeholder::{self as access_log, LogReader, LogSettings, Traffic};
+use lbsim_core::access_log::{LogReader, LogSettings, Traffic};
+use lbsim_core::Prepared;
 
 /// The largest file the page reads, in bytes of text (after gzip): the
 /// reader's requests and a run of every rule on them stay within what a
@@ -36,7 +37,8 @@ fn scenario(link: &str, fields: &Array) -> Result<Scenario, String> {
     let mut scenario = url::decode_strict(link).map_err(|e| e.to_string())?;
     for pair in fields.iter() {
         let pair = Array::from(&pair);
-        let (key, value) = (pair.get(0).as_string().unwrap_or_default(), pair.get(1).as_string().unwrap_or_default());
+        let (key, value) =
+            (pair.get(0).as_string().unwrap_or_default(), pair.get(1).as_string().unwrap_or_default());
         scenario.set(&key, &value).map_err(|e| e.to_string())?;
     }
     Ok(scenario)
@@ -50,19 +52,12 @@ pub struct LogRead {
 
 #[wasm_bindgen]
 impl LogRead {
-    /// A reader for the log kind `kind` ("" to detect it) taking work as
-    /// `work_from` says.
+    /// A reader as the scenario `link` with `fields` ([key, value] pairs)
+    /// says: its `log-kind`, `log-format` and `work-from`.
     #[wasm_bindgen(constructor)]
-    pub fn new(kind: &str, work_from: &str) -> Result<LogRead, String> {
-        let mut settings = LogSettings::default();
-        if !kind.is_empty() {
-            settings.kind = Some(kind.parse().map_err(|e: String| e)?);
-        }
-        settings.work_from = match work_from {
-            "total" => access_log::WorkFrom::Total,
-            _ => access_log::WorkFrom::Upstream,
-        };
-        Ok(LogRead { reader: LogReader::new(settings) })
+    pub fn new(link: &str, fields: Array) -> Result<LogRead, String> {
+        let scenario = scenario(link, &fields)?;
+        Ok(LogRead { reader: LogReader::new(LogSettings::of(&scenario)) })
     }
 
     /// Feeds the next bytes of the file.
@@ -84,7 +79,7 @@ impl LogRead {
         set(&o, "bytes", p.bytes as f64);
         set(&o, "kept", p.kept as f64);
         set(&o, "skipped", p.skipped as f64);
-        let skips: Array = p.first_skips.iter().map(|(line, why)| JsValue::from_str(&format!("line {line}: {why}"))).collect();
+        let skips: Array = p.first_skips.iter().map(|skip| JsValue::from_str(&skip.to_string())).collect();
         set(&o, "skips", skips);
         set(&o, "kind", p.kind.map_or("", |k| k.id()));
         o
@@ -110,31 +105,30 @@ impl HeldLog {
     /// servers seen, the notes.
     pub fn summary(&self) -> Object {
         let t = &self.traffic;
+        let s = t.summary();
         let o = Object::new();
         let facts = Array::new();
         let fact = |label: &str, value: String| {
             facts.push(&Array::of2(&JsValue::from_str(label), &JsValue::from_str(&value)));
         };
-        let n = t.requests.len();
-        let span_s = t.requests.last().map_or(0.0, |r| r.arrival_ms) / 1000.0;
+        let span_s = s.span_ms / 1000.0;
         fact("log", String::from(t.kind.id()));
-        fact("requests", n.to_string());
+        fact("requests", s.requests.to_string());
         fact("span", format!("{span_s:.1} s"));
-        fact("mean rate", format!("{:.1} /s", if span_s > 0.0 { n as f64 / span_s } else { 0.0 }));
-        let mut work: Vec<f64> = t.requests.iter().map(|r| r.work_ms).collect();
-        work.sort_by(f64::total_cmp);
-        let at = |q: f64| work.get(((work.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0);
-        fact("work p50 / p90 / p99", format!("{:.1} / {:.1} / {:.1} ms", at(0.5), at(0.9), at(0.99)));
-        fact("keys", t.keys.len().to_string());
-        fact("servers seen", if t.servers.is_empty() { String::from("none named") } else { t.servers.join(", ") });
-        fact("errors, retries", format!("{}, {}", t.errors, t.retries));
+        fact("mean rate", format!("{:.1} /s", if span_s > 0.0 { s.requests as f64 / span_s } else { 0.0 }));
+        let [p50, p90, p99, max] = s.work_ms;
+        fact("work p50 / p90 / p99 / max", format!("{p50:.1} / {p90:.1} / {p99:.1} / {max:.1} ms"));
+        let top: Vec<String> =
+            s.top_keys.iter().take(5).map(|(key, share)| format!("{key} {:.1}%", share * 100.0)).collect();
+        fact("top keys", if top.is_empty() { String::from("none") } else { top.join(", ") });
+        let servers: Vec<String> = s.servers.iter().map(|(name, n)| format!("{name} ({n})")).collect();
+        fact(
+            "servers seen",
+            if servers.is_empty() { String::from("none named") } else { servers.join(", ") },
+        );
+        fact("errors, retries", format!("{}, {} (counted, not replayed)", t.errors, t.retries));
         set(&o, "facts", facts);
-        let mut rate = vec![0.0f64; span_s.ceil() as usize + 1];
-        for r in &t.requests {
-            if let Some(slot) = rate.get_mut((r.arrival_ms / 1000.0) as usize) {
-                *slot += 1.0;
-            }
-        }
+        let rate: Vec<f64> = s.per_second.iter().map(|&n| f64::from(n)).collect();
         set(&o, "rate", js_sys::Float64Array::from(&rate[..]));
         set(&o, "servers", t.servers.len() as f64);
         let notes: Array = t.notes.iter().map(|n| JsValue::from_str(n)).collect();
@@ -147,8 +141,8 @@ impl HeldLog {
     /// as the bytes of a [`FromWorker::Done`] the page decodes as its own
     /// workers' answers; `progress` is told (done, total) as rules finish.
     pub fn run(&self, link: &str, fields: Array, progress: &Function) -> Result<Vec<u8>, String> {
-        let scenario = scenario(link, &fields)?;
-        let prepared = access_log::with_traffic(&scenario, &self.traffic).map_err(|e| e.to_string())?;
+        let scenario = self.scenario(link, &fields)?;
+        let prepared = Prepared::with_traffic(&scenario, &self.traffic).map_err(|e| e.to_string())?;
         let rules = prepared.scenario().algorithms.clone();
         let total = rules.len();
         let results = rules
@@ -156,7 +150,11 @@ impl HeldLog {
             .enumerate()
             .map(|(i, &rule)| {
                 let result = prepared.run_one(rule);
-                let _ = progress.call2(&JsValue::NULL, &JsValue::from(i as u32 + 1), &JsValue::from(total as u32));
+                let _ = progress.call2(
+                    &JsValue::NULL,
+                    &JsValue::from(i as u32 + 1),
+                    &JsValue::from(total as u32),
+                );
                 result
             })
             .collect();
@@ -168,6 +166,20 @@ impl HeldLog {
     /// scenario with the panel's fields. It carries numbers only, never a
     /// line of the log.
     pub fn link(&self, link: &str, fields: Array) -> Result<String, String> {
-        Ok(url::encode(&scenario(link, &fields)?))
+        Ok(url::encode(&self.scenario(link, &fields)?))
+    }
+}
+
+impl HeldLog {
+    /// The scenario a run of the log takes: `link` with `fields`, the
+    /// fleet the log's servers unless the panel set the servers.
+    fn scenario(&self, link: &str, fields: &Array) -> Result<Scenario, String> {
+        let mut scenario = scenario(link, fields)?;
+        let servers_set =
+            fields.iter().any(|pair| Array::from(&pair).get(0).as_string().as_deref() == Some("servers"));
+        if !servers_set {
+            self.traffic.fleet_into(&mut scenario);
+        }
+        Ok(scenario)
     }
 }

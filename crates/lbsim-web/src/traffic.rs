@@ -56,7 +56,8 @@ fn shown_function() -> JsValue {
 
 /// The first file a drag carries, if any.
 fn dragged_file(e: &Event) -> Option<JsValue> {
-    let files = Reflect::get(e, &"dataTransfer".into()).ok().and_then(|d| Reflect::get(&d, &"files".into()).ok())?;
+    let files =
+        Reflect::get(e, &"dataTransfer".into()).ok().and_then(|d| Reflect::get(&d, &"files".into()).ok())?;
     let file = Reflect::get(&files, &0.into()).ok()?;
     (!file.is_undefined()).then_some(file)
 }
