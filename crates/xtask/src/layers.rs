@@ -85,7 +85,7 @@ const LAYERS: &[Layers] = &[
             // What the page knows, as plain data.
             &["state"],
             // Views and workers.
-            &["lazy", "view", "panels", "replay", "links", "pool", "sweep", "run", "embed_code"],
+            &["lazy", "view", "panels", "replay", "links", "pool", "sweep", "run", "embed_code", "traffic"],
             // What each input does, and the start.
             &["wiring"],
             &["crate"],
