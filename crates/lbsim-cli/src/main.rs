@@ -14,6 +14,7 @@
 //!   address an iframe embeds;
 //! - `lbsim sweep`: one parameter across a range, on all cores;
 //! - `lbsim config`: the scenario as NGINX, HAProxy or Envoy configuration;
+//! - `lbsim fit`: a scenario fitted to an access log, with its link;
 //! - `lbsim list`: the rules, presets, lessons, fields, event kinds or
 //!   sweep figures the core registers.
 //!
@@ -30,6 +31,7 @@
 //! commands, then this file), listed once in `crates/xtask/src/layers.rs`.
 
 mod config;
+mod fit;
 mod flags;
 mod list;
 mod outcome;
@@ -125,6 +127,12 @@ enum Command {
     /// `nginx -t` and `haproxy -c`; Envoy's is not run here).
     #[command(allow_hyphen_values = true)]
     Config(config::ConfigArgs),
+    /// Fit a scenario to an access log: each field the log shows (rate,
+    /// work, users and Zipf s, servers and speeds) with how well it fits,
+    /// and the fitted scenario's share link, which carries the fitted
+    /// numbers only, never a line of the log.
+    #[command(allow_hyphen_values = true)]
+    Fit(fit::FitArgs),
     /// List what the core registers: the rules, the presets (or with their
     /// lessons), the scenario's fields, the fleet's event kinds or the
     /// sweep's figures.
@@ -186,5 +194,6 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Config(args) => config::config(&args),
         Command::List(args) => list::list(&args),
+        Command::Fit(args) => fit::fit(&args),
     })
 }

@@ -71,6 +71,8 @@ const LAYERS: &[Layers] = &[
             &["run"],
             &["remap", "sweep"],
             &["trace", "config", "replay", "list"],
+            // A scenario fitted to an access log.
+            &["fit"],
             &["crate"],
         ],
     },
