@@ -1,6 +1,6 @@
 //! `lbsim fit`: a scenario fitted to an access log, each estimate with how
 //! well it fits and a note, and the fitted scenario's share link
-//! (docs/cli.md#lbsim-fit). The estimators are the core's
+//! (docs/cli.md#lbsim-fit-a-scenario-fitted-to-an-access-log). The estimators are the core's
 //! (`lbsim_core::fit`); this prints them.
 
 use std::fs::File;
