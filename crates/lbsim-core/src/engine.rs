@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use crate::balancer::{self, AlgorithmId, Pick, Pool};
+use crate::bus::Served;
 use crate::fleet;
 use crate::num::{bits, later};
 use crate::report::{
@@ -24,7 +25,7 @@ use crate::report::{
 };
 use crate::scenario::{Scenario, ScenarioError};
 pub use crate::server::Dispatch;
-use crate::server::{completion, AlgorithmRun, ServersAt};
+use crate::server::{bus_for, completion, AlgorithmRun, ServersAt};
 use crate::workload::Workload;
 
 /// One rule's run as it goes: the static loop alone, or the fleet's event
@@ -64,8 +65,12 @@ impl AlgorithmRun {
             if observes {
                 self.deliver_completions(workload, bits(now));
             }
+            if let Some(bus) = &mut self.bus {
+                bus.deliver(now, &mut self.copies, &mut self.servers);
+            }
             let last_copy = self.copies.len() - 1;
-            let copy = &mut self.copies[usize::from(request.copy).min(last_copy)];
+            let c = usize::from(request.copy).min(last_copy);
+            let copy = &mut self.copies[c];
             let pick = Pick { now_ms: now, user: request.user };
             let s = if from_servers {
                 copy.pick_counting(&pick, &mut self.rng, &ServersAt { servers: &self.servers, now })
@@ -78,6 +83,21 @@ impl AlgorithmRun {
             let start = server.start_at(now);
             let service = request.work_ms / server.speed;
             let done = start + service;
+            if let Some(bus) = &mut self.bus {
+                let in_flight = if bus.wants_in_flight() { server.unfinished_at(now) } else { 0 };
+                bus.picked(now, c, copy.as_mut(), &mut self.rng);
+                let served = Served {
+                    copy: c,
+                    server: s,
+                    arrival_ms: now,
+                    start_ms: start,
+                    done_ms: done,
+                    ok: true,
+                    in_flight,
+                };
+                bus.served(served);
+            }
+            let server = &mut self.servers[s];
             server.occupy(now, start, service);
             server.requests += 1;
 
@@ -331,6 +351,8 @@ impl Prepared {
                 .chain((1..self.scenario.balancers).map(|_| balancer::build(run.algorithm, &self.pool)))
                 .collect()
         };
+        run.bus =
+            bus_for(run.algorithm, &self.scenario, &run.copies, self.pool.len(), self.workload.horizon_ms());
         let fleet = fleet::State::new(&self.scenario, &self.pool, &self.workload, &mut run, log);
         Running { run, fleet: Some(Box::new(fleet)) }
     }

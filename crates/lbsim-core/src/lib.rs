@@ -30,6 +30,7 @@ extern crate std;
 
 pub mod access_log;
 pub mod balancer;
+mod bus;
 pub mod chacha;
 pub mod config;
 pub mod cost;

@@ -44,8 +44,9 @@ const LAYERS: &[Layers] = &[
             &["workload", "report", "theory", "remap", "cost", "config"],
             // An access log read as the requests a scenario runs on.
             &["access_log"],
-            // The server model both engines run on.
-            &["server"],
+            // The server model both engines run on, and the messages the
+            // servers send balancer copies.
+            &["server", "bus"],
             // The fleet's event loop, then the engine that runs either loop, and
             // a rule's picks for given steps (with the fleet's timeline and checks).
             &["fleet"],
@@ -86,7 +87,7 @@ const LAYERS: &[Layers] = &[
             // What the page knows, as plain data.
             &["state"],
             // Views and workers.
-            &["lazy", "view", "panels", "replay", "links", "pool", "sweep", "run", "embed_code"],
+            &["lazy", "view", "panels", "replay", "links", "pool", "sweep", "run", "embed_code", "traffic"],
             // What each input does, and the start.
             &["wiring"],
             &["crate"],

@@ -20,6 +20,7 @@ mod front_end_decisions;
 mod fuzz_inputs;
 mod fuzz_reports;
 mod golden_reports;
+mod grpc_stride_scheduler;
 mod least_connections_pooled_bound;
 mod littles_law;
 mod locality;

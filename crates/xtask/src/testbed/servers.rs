@@ -161,7 +161,6 @@ impl Servers {
         for (i, &port) in ports.iter().enumerate() {
             let listener = TcpListener::bind(("127.0.0.1", port))
                 .map_err(|e| format!("testbed server 127.0.0.1:{port}: {e}"))?;
-            listener.set_nonblocking(true).map_err(|e| e.to_string())?;
             let shared = Arc::clone(&shared);
             spawn(move || accept(&listener, i, &shared))?;
         }
@@ -196,9 +195,17 @@ impl Servers {
         &self.ports
     }
 
-    /// Stops accepting; open connections end at their next request.
+    /// Stops accepting (each listener is woken by a connection of its
+    /// own); open connections end at their next request.
     pub(super) fn stop(&self) {
-        self.shared.stop.store(true, Ordering::Relaxed);
+        if !self.shared.stop.swap(true, Ordering::Relaxed) {
+            for &port in &self.ports {
+                let _ = TcpStream::connect_timeout(
+                    &(std::net::Ipv4Addr::LOCALHOST, port).into(),
+                    Duration::from_secs(1),
+                );
+            }
+        }
     }
 }
 
@@ -213,22 +220,19 @@ pub(super) fn spawn(f: impl FnOnce() + Send + 'static) -> Result<(), String> {
     std::thread::Builder::new().stack_size(128 * 1024).spawn(f).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// Accepts connections until stopped (polling, so a stop is seen within
-/// 5 ms), each served on its own thread.
+/// Accepts connections until stopped, each served on its own thread.
+/// Blocking: a poll's sleep would delay every new connection, and NGINX
+/// opens one per request.
 fn accept(listener: &TcpListener, index: usize, shared: &Arc<Shared>) {
-    while !shared.stop.load(Ordering::Relaxed) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let shared = Arc::clone(shared);
-                let _ = stream.set_nonblocking(false);
-                if spawn(move || serve(stream, index, &shared)).is_err() {
-                    // Out of threads: the connection is dropped, which the
-                    // balancer reports as an error the client counts.
-                    continue;
-                }
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+    for stream in listener.incoming() {
+        if shared.stop.load(Ordering::Relaxed) {
+            return;
         }
+        let Ok(stream) = stream else { continue };
+        let shared = Arc::clone(shared);
+        // Out of threads, the connection is dropped: the balancer reports
+        // an error, which the client counts.
+        let _ = spawn(move || serve(stream, index, &shared));
     }
 }
 
