@@ -97,7 +97,8 @@ pub fn other_values(field: &Field, base: &Scenario) -> Vec<String> {
             rules.chain([names.join(",")]).collect()
         }
         FieldKind::Choice => field.choices().iter().map(|c| c.id.to_string()).collect(),
-        FieldKind::Events => Vec::new(),
+        // A log's name or format means a file to read: the log tests try them.
+        FieldKind::Events | FieldKind::Text => Vec::new(),
     };
     values.extend(PRESETS.iter().filter_map(|p| p.scenario().get(field.key)));
     let mut kept: Vec<String> = Vec::new();

@@ -12,6 +12,7 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use self::builder::Builder;
+pub use self::message::{Joining, Message, Probing, Reporting, Subscription};
 pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
@@ -28,6 +29,7 @@ mod fwrr;
 pub mod least_connections;
 pub mod least_request;
 pub mod maglev;
+pub mod message;
 pub mod peak_ewma;
 pub mod power_of_two;
 pub mod random;
@@ -36,6 +38,9 @@ pub mod round_robin;
 pub mod row;
 mod rule;
 pub mod user_hash;
+// The rules production uses now: gRPC's and Envoy's learned weights, Finagle's aperture.
+pub mod grpc_wrr;
+pub mod stride;
 
 /// A row's name for the rule in one program, or `None`.
 macro_rules! in_program {

@@ -306,6 +306,7 @@ pub fn valid_value(field: &'static Field, names: &[String]) -> BoxedStrategy<Str
             }
         }
         FieldKind::Events => events(names.to_vec()),
+        FieldKind::Text => Just("access.log".to_string()).boxed(),
     }
 }
 
