@@ -17,7 +17,7 @@ pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
     effective_weights, fewer_per_weight, uniform_among, Balancer, Counts, Eligible, PerUser, Pick, Pool,
-    Unfinished, WeightedDraw, REJECTION_TRIES,
+    Unfinished, UserKeys, WeightedDraw, REJECTION_TRIES,
 };
 pub use crate::rng::{below, Rng};
 
