@@ -187,6 +187,9 @@ pub struct Pool {
     /// NGINX's `max_fails`: a failed attempt lowers a peer's effective
     /// weight by its weight over this (0: never).
     pub max_fails: u32,
+    /// JIQ: copies an idle server samples for the shortest idle queue
+    /// (1: JIQ-Random).
+    pub jiq_sampled: u32,
 }
 
 impl Pool {
@@ -203,6 +206,7 @@ impl Pool {
             // every rule names, names none of them (a test holds the two equal).
             maglev_size: 65_537,
             max_fails: 1,
+            jiq_sampled: 1,
         }
     }
 

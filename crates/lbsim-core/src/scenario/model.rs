@@ -23,6 +23,7 @@ impl Scenario {
             builder: self.builder,
             maglev_size: self.maglev_size,
             max_fails: self.max_fails,
+            jiq_sampled: self.jiq_sampled,
         }
     }
 
