@@ -220,6 +220,9 @@ pub struct Pool {
     pub max_fails: u32,
     /// The key the hashing rules hash for each user.
     pub keys: UserKeys,
+    /// JIQ: copies an idle server samples for the shortest idle queue
+    /// (1: JIQ-Random).
+    pub jiq_sampled: u32,
 }
 
 impl Pool {
@@ -237,6 +240,7 @@ impl Pool {
             maglev_size: 65_537,
             max_fails: 1,
             keys: UserKeys::default(),
+            jiq_sampled: 1,
         }
     }
 
