@@ -163,6 +163,9 @@ pub struct Pool {
     /// NGINX's `max_fails`: a failed attempt lowers a peer's effective
     /// weight by its weight over this (0: never).
     pub max_fails: u32,
+    /// Envoy least request's `active_request_bias`: with unequal weights
+    /// a host's weight is divided by `(active + 1)` to this power.
+    pub active_request_bias: f64,
 }
 
 impl Pool {
@@ -179,6 +182,7 @@ impl Pool {
             // every rule names, names none of them (a test holds the two equal).
             maglev_size: 65_537,
             max_fails: 1,
+            active_request_bias: 1.0,
         }
     }
 

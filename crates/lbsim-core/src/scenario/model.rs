@@ -23,6 +23,7 @@ impl Scenario {
             builder: self.builder,
             maglev_size: self.maglev_size,
             max_fails: self.max_fails,
+            active_request_bias: self.active_request_bias,
         }
     }
 
