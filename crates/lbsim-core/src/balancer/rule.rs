@@ -223,6 +223,9 @@ pub struct Pool {
     /// JIQ: copies an idle server samples for the shortest idle queue
     /// (1: JIQ-Random).
     pub jiq_sampled: u32,
+    /// Envoy least request's `active_request_bias`: with unequal weights
+    /// a host's weight is divided by `(active + 1)` to this power.
+    pub active_request_bias: f64,
 }
 
 impl Pool {
@@ -241,6 +244,7 @@ impl Pool {
             max_fails: 1,
             keys: UserKeys::default(),
             jiq_sampled: 1,
+            active_request_bias: 1.0,
         }
     }
 

@@ -223,6 +223,11 @@ macro_rules! applies_or_always {
 }
 
 /// Health and warm-up settings act only on a fleet that changes.
+/// Least request is asked for with a bias away from Envoy's default.
+fn biased_least_request(s: &Scenario, rule: AlgorithmId) -> bool {
+    rule == AlgorithmId::LeastRequest && s.active_request_bias != 1.0
+}
+
 fn fleet_changes(s: &Scenario) -> bool {
     !s.events.is_empty()
 }
@@ -632,4 +637,21 @@ scenario! {
             "copies an idle server samples for the shortest idle queue (JIQ-SQ(d); 1: JIQ-Random)")
         applies(|s| s.algorithms.contains(&AlgorithmId::Jiq))
         config(Outside, Outside, Outside),
+    // The rules production uses now: their parameters.
+    /// Envoy least request's `active_request_bias`: with unequal weights a
+    /// host's weight is divided by `(active + 1)` to this power (1, Envoy's
+    /// default; 0 is weighted round robin). Envoy sets no upper bound; 10
+    /// already makes one active request outweigh a thousandfold weight.
+    active_request_bias: f64 = 1.0, skip_default
+        => ("active-request-bias", Real, 0.0, 10.0, 0.1, Hashing, "active-request bias (least request)",
+            "least-request with unequal weights: weight / (active + 1)^bias (Envoy; 0: weighted round robin)")
+        applies(|s| {
+            s.algorithms.contains(&AlgorithmId::LeastRequest)
+                && (0..s.servers as usize).any(|i| s.weight(i) != s.weight(0))
+        })
+        config(
+            MissingWhen(note::NGINX_BIAS, biased_least_request),
+            MissingWhen(note::HAPROXY_BIAS, biased_least_request),
+            Written,
+        ),
 }

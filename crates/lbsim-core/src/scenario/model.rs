@@ -25,6 +25,7 @@ impl Scenario {
             max_fails: self.max_fails,
             keys: crate::balancer::UserKeys::default(),
             jiq_sampled: self.jiq_sampled,
+            active_request_bias: self.active_request_bias,
         }
     }
 
