@@ -35,7 +35,7 @@ mod compare;
 mod load;
 mod servers;
 
-use compare::{Measured, TOLERANCE};
+use compare::{Measured, LATE_MS, TOLERANCE};
 
 use servers::Servers;
 
@@ -49,10 +49,7 @@ const FRONT: u16 = 18461;
 /// figure must fall (docs/testbed.md#noise-and-tolerance).
 const SEEDS: u64 = 5;
 
-/// A run whose requests were sent later than this (p99, ms) did not send
-/// the scenario's arrivals: the machine was too busy. It is run again,
-/// at most [`ATTEMPTS`] times in all, and fails if the last is late too.
-const LATE_MS: f64 = 15.0;
+/// The most runs of one rule when its requests are sent late.
 const ATTEMPTS: u32 = 3;
 
 /// The most client threads, whatever the prediction's peak.
