@@ -342,15 +342,14 @@ fn on(
     Ok(beyond)
 }
 
-/// The rule as the program's config names it.
+/// The rule as the program's registry row names it (`NGINX 1.22 LeastConn`).
 fn rule_in(program: Program, rule: AlgorithmId) -> String {
     let row = rule.in_programs();
-    match program {
-        Program::Nginx => format!("NGINX {:?}", row.nginx),
-        _ => format!("HAProxy {:?}", row.haproxy),
-    }
-    .replace("Some(", "")
-    .replace(')', "")
+    let name = match program {
+        Program::Nginx => row.nginx.map(|r| format!("{r:?}")),
+        _ => row.haproxy.map(|r| format!("{r:?}")),
+    };
+    format!("{} {}", program.name(), name.unwrap_or_default())
 }
 
 /// The spread between two runs of the same rule: each latency figure's
