@@ -237,6 +237,12 @@ impl Sources {
         Ok(scenario)
     }
 
+    /// Whether the servers were given on the command line (`--servers`,
+    /// `--names`): a log's servers are then not the fleet.
+    pub fn fleet_given(&self) -> bool {
+        self.flags.given("servers").is_some() || self.flags.given("names").is_some()
+    }
+
     /// The fields given on the command line that have no effect on
     /// `scenario` (`--retries` without events, `--load` with a rate): a
     /// note each, as `run` and `sweep` both print them.

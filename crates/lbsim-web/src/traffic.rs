@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 
 use js_sys::{Reflect, Uint8Array};
+use lbsim_core::url;
 use lbsim_protocol::{wire, FromWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -25,14 +26,15 @@ thread_local! {
 }
 
 /// Draws the report of a log's run (a [`FromWorker::Done`]'s bytes) as
-/// the page's result: the scenario it ran becomes the page's (so the
-/// address bar holds its link, which carries numbers only), and the status
-/// says the run came from the file `name`.
-fn shown(bytes: Uint8Array, name: String) {
+/// the page's result, and makes the scenario fitted to the log (`fitted`,
+/// a link's fragment) the page's: the controls show it and the address bar
+/// holds its link, which carries numbers only. The status says the run
+/// came from the file `name`.
+fn shown(bytes: Uint8Array, name: String, fitted: String) {
     let Ok(FromWorker::Done { report, .. }) = wire::decode::<FromWorker>(&bytes.to_vec()) else { return };
     // A run of the page's own that is on its way would replace the log's.
     run::cancel_run();
-    let scenario = report.scenario.clone();
+    let scenario = url::decode_strict(&fitted).unwrap_or_else(|_| report.scenario.clone());
     with(|app| {
         app.preset = None;
         app.scenario = scenario.clone();
@@ -49,7 +51,7 @@ fn shown(bytes: Uint8Array, name: String) {
 fn shown_function() -> JsValue {
     SHOWN.with(|s| {
         s.borrow_mut()
-            .get_or_insert_with(|| Closure::<dyn Fn(Uint8Array, String)>::new(shown).into_js_value())
+            .get_or_insert_with(|| Closure::<dyn Fn(Uint8Array, String, String)>::new(shown).into_js_value())
             .clone()
     })
 }
