@@ -16,6 +16,7 @@
 //! - `lbsim config`: the scenario as NGINX, HAProxy or Envoy configuration;
 //! - `lbsim workload`: a scenario's requests as CSV, which `run --log`
 //!   reads back;
+//! - `lbsim fit`: a scenario fitted to an access log, with its link;
 //! - `lbsim list`: the rules, presets, lessons, fields, event kinds or
 //!   sweep figures the core registers.
 //!
@@ -32,6 +33,7 @@
 //! commands, then this file), listed once in `crates/xtask/src/layers.rs`.
 
 mod config;
+mod fit;
 mod flags;
 mod list;
 mod log;
@@ -134,6 +136,12 @@ enum Command {
     /// them gives the same results and realized figures.
     #[command(allow_hyphen_values = true)]
     Workload(workload::WorkloadArgs),
+    /// Fit a scenario to an access log: each field the log shows (rate,
+    /// work, users and Zipf s, servers and speeds) with how well it fits,
+    /// and the fitted scenario's share link, which carries the fitted
+    /// numbers only, never a line of the log.
+    #[command(allow_hyphen_values = true)]
+    Fit(fit::FitArgs),
     /// List what the core registers: the rules, the presets (or with their
     /// lessons), the scenario's fields, the fleet's event kinds or the
     /// sweep's figures.
@@ -196,5 +204,6 @@ fn main() -> ExitCode {
         Command::Config(args) => config::config(&args),
         Command::List(args) => list::list(&args),
         Command::Workload(args) => workload::workload(&args),
+        Command::Fit(args) => fit::fit(&args),
     })
 }

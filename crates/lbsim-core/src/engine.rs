@@ -316,6 +316,10 @@ impl Prepared {
     ) -> Result<Prepared, ScenarioError> {
         let mut scenario = scenario.clone();
         scenario.requests = traffic.requests.len() as u64;
+        // The log's keys are its users (a request's `user` indexes them):
+        // the realized figures count requests per user, and a log may
+        // hold more keys than the scenario's `users`.
+        scenario.users = traffic.keys.len().max(1) as u32;
         scenario.validate()?;
         scenario.algorithms = scenario.rules();
         let workload = Workload::given(&scenario, &traffic.requests, traffic.classed);

@@ -74,6 +74,8 @@ const LAYERS: &[Layers] = &[
             &["run"],
             &["remap", "sweep"],
             &["trace", "config", "replay", "list", "workload"],
+            // A scenario fitted to an access log.
+            &["fit"],
             &["crate"],
         ],
     },

@@ -220,6 +220,12 @@ pub struct Pool {
     pub max_fails: u32,
     /// The key the hashing rules hash for each user.
     pub keys: UserKeys,
+    /// JIQ: copies an idle server samples for the shortest idle queue
+    /// (1: JIQ-Random).
+    pub jiq_sampled: u32,
+    /// Envoy least request's `active_request_bias`: with unequal weights
+    /// a host's weight is divided by `(active + 1)` to this power.
+    pub active_request_bias: f64,
 }
 
 impl Pool {
@@ -237,6 +243,8 @@ impl Pool {
             maglev_size: 65_537,
             max_fails: 1,
             keys: UserKeys::default(),
+            jiq_sampled: 1,
+            active_request_bias: 1.0,
         }
     }
 

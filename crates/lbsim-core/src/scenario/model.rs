@@ -24,6 +24,8 @@ impl Scenario {
             maglev_size: self.maglev_size,
             max_fails: self.max_fails,
             keys: crate::balancer::UserKeys::default(),
+            jiq_sampled: self.jiq_sampled,
+            active_request_bias: self.active_request_bias,
         }
     }
 
