@@ -123,8 +123,9 @@ pub fn fit(observed: &Observed<'_>, base: &Scenario) -> Result<Fit, FitError> {
     let arrivals: Vec<f64> = requests.iter().map(|r| r.arrival_ms).collect();
     let rate = rate::fit_rate(&arrivals).ok_or_else(|| {
         FitError(format!(
-            "a fit needs at least 2 requests over a time span; the traffic has {} request(s)",
-            requests.len()
+            "a fit needs at least 2 requests arriving at different times; the traffic has {} request(s) over {} ms",
+            requests.len(),
+            requests.last().map_or(0.0, |r| r.arrival_ms) - requests.first().map_or(0.0, |r| r.arrival_ms)
         ))
     })?;
     let work_ms: Vec<f64> = requests.iter().map(|r| r.work_ms).collect();
