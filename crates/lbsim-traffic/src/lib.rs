@@ -25,7 +25,8 @@ static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocato
 
 /// Shows the panel in the element `root` for the page's scenario `link`,
 /// reads `file` if one was dropped (else `null`), and hands each report of
-/// the log's run to `shown` (the report's bytes, the file's name).
+/// the log's run to `shown` (the report's bytes, the file's name, the
+/// fitted scenario's link fragment).
 #[wasm_bindgen]
 pub fn traffic(root: &str, link: &str, file: JsValue, shown: Function) {
     panel::show(root, link, file, shown);

@@ -45,15 +45,15 @@ const FIELDS: &[(&str, &str, Choices)] = &[
 /// The panel's markup: fixed text only (what a log holds goes in with
 /// `set_text_content`).
 const MARKUP: &str = r#"<p class="note">Drop an NGINX, HAProxy or AWS ALB access log, or a CSV (<code>arrival_ms,work_ms[,key][,class]</code>), gzipped or not, here or anywhere on the page. It is read in this browser: nothing is uploaded, nothing is stored, and a reload forgets it.</p>
-<div class="plot-tools"><label>access log <input type="file" id="traffic-file"></label></div>
+<div class="plot-tools traffic-tools"><label>access log <input type="file" id="traffic-file"></label></div>
 <p class="sweep-status"><progress id="traffic-progress" max="1" value="0" aria-label="log reading progress"></progress>
 <span id="traffic-status" role="status"></span></p>
 <ul id="traffic-skips" class="note"></ul>
 <div id="traffic-summary" hidden><dl id="traffic-facts" class="traffic-facts"></dl>
 <canvas id="traffic-rate" class="traffic-rate" role="img" aria-label="Arrivals per second over the log's span; the summary has the mean rate"></canvas>
 <ul id="traffic-notes" class="note"></ul></div>
-<div class="plot-tools" id="traffic-fields"></div>
-<p class="plot-tools"><button type="button" id="traffic-fit">Fit a scenario</button>
+<div class="plot-tools traffic-tools" id="traffic-fields"></div>
+<p class="plot-tools traffic-tools"><button type="button" id="traffic-fit">Fit a scenario</button>
 <label class="share">fitted link <input id="traffic-link" readonly></label></p>"#;
 
 /// The panel's state: the worker, the page's link a run starts from, and
@@ -358,7 +358,12 @@ fn arrived(data: &JsValue) {
             PANEL.with(|p| {
                 if let Some(p) = p.borrow_mut().as_mut() {
                     p.held = true;
-                    let _ = p.shown.call2(&JsValue::NULL, &bytes, &JsValue::from_str(&name));
+                    let _ = p.shown.call3(
+                        &JsValue::NULL,
+                        &bytes,
+                        &JsValue::from_str(&name),
+                        &JsValue::from_str(&link),
+                    );
                 }
             });
             set_progress(1.0);
@@ -441,14 +446,15 @@ fn draw_rate(rate: &[f64]) {
         .unwrap_or_else(|| String::from("#888"));
     ctx.clear_rect(0.0, 0.0, w, h);
     let top = rate.iter().copied().fold(0.0, f64::max).max(1.0);
-    let pad = 4.0 * scale;
+    // The label above the line's highest point, not on it.
+    let (pad, top_pad) = (4.0 * scale, 16.0 * scale);
     ctx.set_stroke_style_str(&colour);
     ctx.set_line_width(1.5 * scale);
     ctx.begin_path();
     let n = rate.len().max(2) - 1;
     for (i, r) in rate.iter().enumerate() {
         let x = pad + (w - 2.0 * pad) * i as f64 / n as f64;
-        let y = h - pad - (h - 2.0 * pad) * r / top;
+        let y = h - pad - (h - pad - top_pad) * r / top;
         if i == 0 {
             ctx.move_to(x, y);
         } else {

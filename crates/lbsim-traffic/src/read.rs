@@ -5,7 +5,7 @@
 //! to the page as figures and a report.
 
 use js_sys::{Array, Function, Object, Reflect};
-use lbsim_core::{url, Scenario};
+use lbsim_core::{fit, url, Scenario};
 use lbsim_protocol::{wire, FromWorker};
 use wasm_bindgen::prelude::*;
 
@@ -56,6 +56,10 @@ impl LogRead {
     /// says: its `log-kind`, `log-format` and `work-from`.
     #[wasm_bindgen(constructor)]
     pub fn new(link: &str, fields: Array) -> Result<LogRead, String> {
+        // A bug's message in the worker's console, not only "unreachable".
+        std::panic::set_hook(Box::new(|info| {
+            web_sys::console::error_1(&JsValue::from_str(&info.to_string()))
+        }));
         let scenario = scenario(link, &fields)?;
         Ok(LogRead { reader: LogReader::new(LogSettings::of(&scenario)) })
     }
@@ -162,11 +166,15 @@ impl HeldLog {
         Ok(wire::encode(&FromWorker::Done { run_id: 0, report: Box::new(report) }))
     }
 
-    /// The link of a scenario fitted to the log, as a fragment: the page's
-    /// scenario with the panel's fields. It carries numbers only, never a
-    /// line of the log.
+    /// The link of a scenario fitted to the log (the core's fit over the
+    /// run's scenario: rate, work, keys, servers), as a fragment; a log
+    /// too short to fit gives the run's own scenario. It carries numbers
+    /// only, never a line of the log.
     pub fn link(&self, link: &str, fields: Array) -> Result<String, String> {
-        Ok(url::encode(&self.scenario(link, &fields)?))
+        let base = self.scenario(link, &fields)?;
+        let t = &self.traffic;
+        let observed = fit::Observed { requests: &t.requests, served_by: &t.served_by, servers: &t.servers };
+        Ok(fit::fit(&observed, &base).map_or_else(|_| url::encode(&base), |fitted| fitted.link))
     }
 }
 

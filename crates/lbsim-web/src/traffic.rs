@@ -7,10 +7,11 @@
 use std::cell::RefCell;
 
 use js_sys::{Reflect, Uint8Array};
+use lbsim_core::url;
 use lbsim_protocol::{wire, FromWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Event, HtmlDetailsElement};
+use web_sys::{Event, HtmlDetailsElement, HtmlSelectElement};
 
 use crate::controls;
 use crate::dom::{by_id, on, on_id, set_body_data, set_hidden, set_text, window};
@@ -25,14 +26,15 @@ thread_local! {
 }
 
 /// Draws the report of a log's run (a [`FromWorker::Done`]'s bytes) as
-/// the page's result: the scenario it ran becomes the page's (so the
-/// address bar holds its link, which carries numbers only), and the status
-/// says the run came from the file `name`.
-fn shown(bytes: Uint8Array, name: String) {
+/// the page's result, and makes the scenario fitted to the log (`fitted`,
+/// a link's fragment) the page's: the controls show it and the address bar
+/// holds its link, which carries numbers only. The status says the run
+/// came from the file `name`.
+fn shown(bytes: Uint8Array, name: String, fitted: String) {
     let Ok(FromWorker::Done { report, .. }) = wire::decode::<FromWorker>(&bytes.to_vec()) else { return };
     // A run of the page's own that is on its way would replace the log's.
     run::cancel_run();
-    let scenario = report.scenario.clone();
+    let scenario = url::decode_strict(&fitted).unwrap_or_else(|_| report.scenario.clone());
     with(|app| {
         app.preset = None;
         app.scenario = scenario.clone();
@@ -41,6 +43,9 @@ fn shown(bytes: Uint8Array, name: String) {
     schedule_url();
     write_url(false);
     set_hidden("lesson", true);
+    if let Some(picker) = by_id::<HtmlSelectElement>("preset") {
+        picker.set_value("");
+    }
     run::drawn(0, *report);
     set_body_data("source", "file");
     set_text("status-text", &format!("This run came from a file, {name}, read in this browser only."));
@@ -49,7 +54,7 @@ fn shown(bytes: Uint8Array, name: String) {
 fn shown_function() -> JsValue {
     SHOWN.with(|s| {
         s.borrow_mut()
-            .get_or_insert_with(|| Closure::<dyn Fn(Uint8Array, String)>::new(shown).into_js_value())
+            .get_or_insert_with(|| Closure::<dyn Fn(Uint8Array, String, String)>::new(shown).into_js_value())
             .clone()
     })
 }
