@@ -68,10 +68,14 @@ const LAYERS: &[Layers] = &[
             &["outcome", "progress"],
             // Where a scenario comes from: the flags from the core's table.
             &["flags"],
+            // A scenario's access log, read.
+            &["log"],
             // The commands, the ones that share run's output first.
             &["run"],
             &["remap", "sweep"],
-            &["trace", "config", "replay", "list"],
+            &["trace", "config", "replay", "list", "workload"],
+            // A scenario fitted to an access log.
+            &["fit"],
             &["crate"],
         ],
     },

@@ -23,6 +23,7 @@ mod remap_streams_its_keys;
 mod remap_takes_the_placement_fields;
 mod replay_ends_on_the_report;
 mod run_formats;
+mod run_reads_access_logs;
 mod scenario_files_are_read_up_to_a_cap;
 mod sweep_keeps_only_rows;
 mod sweep_rows_match_single_runs;

@@ -15,6 +15,7 @@ use core::fmt;
 
 use serde::Serialize;
 
+use crate::access_log::Traffic;
 use crate::scenario::{field_spec, Scenario, WorkKind};
 use crate::workload::Request;
 
@@ -40,6 +41,12 @@ pub struct Observed<'a> {
     pub served_by: &'a [u16],
     /// The servers seen, by name; empty when the log names none.
     pub servers: &'a [String],
+}
+
+impl<'a> From<&'a Traffic> for Observed<'a> {
+    fn from(traffic: &'a Traffic) -> Observed<'a> {
+        Observed { requests: &traffic.requests, served_by: &traffic.served_by, servers: &traffic.servers }
+    }
 }
 
 /// How well one estimate fits the traffic.
@@ -133,7 +140,17 @@ pub fn fit(observed: &Observed<'_>, base: &Scenario) -> Result<Fit, FitError> {
     let zipf = zipf::fit_zipf(&counts[1..], zipf_max)
         .ok_or_else(|| FitError("no request names a user key".to_string()))?;
 
-    let mut scenario = base.clone();
+    // The fitted scenario draws its own requests: the log and how it was
+    // read stay out of it, and so out of its link.
+    let defaults = Scenario::default();
+    let mut scenario = Scenario {
+        log: None,
+        log_kind: None,
+        log_format: None,
+        work_from: defaults.work_from,
+        time_scale: defaults.time_scale,
+        ..base.clone()
+    };
     let mut estimates = Vec::new();
     let n = requests.len();
     scenario.requests = in_range("requests", n as f64) as u64;

@@ -223,6 +223,11 @@ macro_rules! applies_or_always {
 }
 
 /// Health and warm-up settings act only on a fleet that changes.
+/// Least request is asked for with a bias away from Envoy's default.
+fn biased_least_request(s: &Scenario, rule: AlgorithmId) -> bool {
+    rule == AlgorithmId::LeastRequest && s.active_request_bias != 1.0
+}
+
 fn fleet_changes(s: &Scenario) -> bool {
     !s.events.is_empty()
 }
@@ -373,7 +378,7 @@ scenario! {
             "balancer copies, each seeing only its own requests")
         config(Missing(note::COPIES), Missing(note::COPIES), Missing(note::COPIES)),
     /// Algorithms to run, in canonical order.
-    algorithms: Vec<AlgorithmId> = AlgorithmId::ALL.to_vec()
+    algorithms: Vec<AlgorithmId> = AlgorithmId::classic()
         => ("algorithms", NameList, 0.0, 0.0, 0.0, Rules, "algorithms",
             "algorithms to run")
         config(Outside, Outside, Outside),
@@ -623,4 +628,30 @@ scenario! {
             "the log's traffic at this many times its rate (arrivals divided by it)")
         applies(|s| s.log.is_some())
         config(Outside, Outside, Outside),
+    // The parameters of the rules that hear the servers' messages
+    // (docs/model.md#what-a-rule-may-know).
+    /// JIQ: copies an idle server samples, joining the shortest idle queue
+    /// of those (JIQ-SQ(d)); 1 is JIQ-Random.
+    jiq_sampled: u32 = 1, skip_default
+        => ("jiq-sampled", Integer, 1.0, 64.0, 1.0, Servers, "JIQ: copies an idle server samples",
+            "copies an idle server samples for the shortest idle queue (JIQ-SQ(d); 1: JIQ-Random)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Jiq))
+        config(Outside, Outside, Outside),
+    // The rules production uses now: their parameters.
+    /// Envoy least request's `active_request_bias`: with unequal weights a
+    /// host's weight is divided by `(active + 1)` to this power (1, Envoy's
+    /// default; 0 is weighted round robin). Envoy sets no upper bound; 10
+    /// already makes one active request outweigh a thousandfold weight.
+    active_request_bias: f64 = 1.0, skip_default
+        => ("active-request-bias", Real, 0.0, 10.0, 0.1, Hashing, "active-request bias (least request)",
+            "least-request with unequal weights: weight / (active + 1)^bias (Envoy; 0: weighted round robin)")
+        applies(|s| {
+            s.algorithms.contains(&AlgorithmId::LeastRequest)
+                && (0..s.servers as usize).any(|i| s.weight(i) != s.weight(0))
+        })
+        config(
+            MissingWhen(note::NGINX_BIAS, biased_least_request),
+            MissingWhen(note::HAPROXY_BIAS, biased_least_request),
+            Written,
+        ),
 }

@@ -92,3 +92,17 @@ fn the_link_carries_the_fitted_numbers_and_reads_back() {
     assert_eq!(read, fit.scenario);
     assert!(fit.estimates.iter().any(|e| e.field == "slots" && e.note.contains("not in logs")));
 }
+
+#[test]
+fn the_link_names_neither_the_log_nor_its_keys() {
+    let truth = linked("requests=5000&users=50");
+    let workload = Workload::generate(&truth);
+    let observed = Observed { requests: &workload.requests, served_by: &[], servers: &[] };
+    let mut base = linked("log=access.log&log-kind=nginx&time-scale=2");
+    base.log_format = Some("$msec $request_time $remote_addr".to_string());
+    let fit = fit(&observed, &base).expect("a fit");
+    for secret in ["access", "log=", "log-kind", "log-format", "msec", "time-scale"] {
+        assert!(!fit.link.contains(secret), "{secret} in {}", fit.link);
+    }
+    assert_eq!(fit.scenario.log, None);
+}
