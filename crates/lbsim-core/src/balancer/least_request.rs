@@ -6,7 +6,9 @@
 //!
 //! Unequal weights: Envoy's earliest-deadline-first weighted round robin,
 //! where a host's weight is recomputed each time it is picked as
-//! `weight / (active + 1)^bias` with `active_request_bias` 1.0. Each host
+//! `weight / (active + 1)^bias`, `bias` the `active-request-bias` field
+//! (Envoy's `active_request_bias`, 1.0 by default; 0 is weighted round
+//! robin, as Envoy returns the host's own weight). Each host
 //! sits in the schedule with deadline `now + 1 / weight`; a pick pops the
 //! earliest deadline (insertion order breaks ties) and re-adds the host.
 //!
@@ -33,9 +35,6 @@ use core::cmp::{Ordering, Reverse};
 
 use super::rule::{effective_weights, uniform_among, Balancer, Counts, Eligible, Pick, Pool, Unfinished};
 use crate::rng::Rng;
-
-/// Envoy's default `active_request_bias`.
-pub const ACTIVE_REQUEST_BIAS: f64 = 1.0;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Entry {
@@ -72,6 +71,8 @@ pub struct LeastRequest {
     /// Envoy's round robin: the turn's next index, the weights without
     /// active requests.
     turn: Option<u64>,
+    /// The power of `(active + 1)` a weight is divided by.
+    bias: f64,
 }
 
 impl LeastRequest {
@@ -80,7 +81,7 @@ impl LeastRequest {
         let schedule = (!pool.equal_weights()).then(|| {
             (0..pool.len())
                 .map(|host| {
-                    let deadline = 1.0 / effective_weight(pool.weights[host], 0);
+                    let deadline = 1.0 / effective_weight(pool.weights[host], 0, pool.active_request_bias);
                     Reverse(Entry { deadline, order: host as u64, host })
                 })
                 .collect()
@@ -94,6 +95,7 @@ impl LeastRequest {
             scheduled: alloc::vec![true; pool.len()],
             passed: Vec::new(),
             turn: None,
+            bias: pool.active_request_bias,
         }
     }
 
@@ -109,7 +111,7 @@ impl LeastRequest {
         if self.turn.is_some() {
             f64::from(self.weights[host])
         } else {
-            effective_weight(self.weights[host], active)
+            effective_weight(self.weights[host], active, self.bias)
         }
     }
 
@@ -212,10 +214,15 @@ impl LeastRequest {
     }
 }
 
-/// `weight / (active + 1)^bias`.
-fn effective_weight(weight: u32, active: u32) -> f64 {
+/// `weight / (active + 1)^bias`, with Envoy's two shortcuts: bias 0 is
+/// the weight itself and bias 1 a plain division (so the default's
+/// numbers are the division's, bit for bit).
+fn effective_weight(weight: u32, active: u32, bias: f64) -> f64 {
+    if bias == 0.0 {
+        return f64::from(weight);
+    }
     let divisor = f64::from(active) + 1.0;
-    let divisor = if ACTIVE_REQUEST_BIAS == 1.0 { divisor } else { libm::pow(divisor, ACTIVE_REQUEST_BIAS) };
+    let divisor = if bias == 1.0 { divisor } else { libm::pow(divisor, bias) };
     f64::from(weight) / divisor
 }
 
@@ -342,6 +349,33 @@ mod tests {
         lr.dispatched(0);
         lr.completed(1, 0.0, 0.0);
         assert_eq!(picks(&mut lr, 10), [0, 1, 1, 1, 0, 1, 1, 1, 1, 0]);
+    }
+
+    /// Envoy's own `LeastRequestLoadBalancerTest.WeightImbalanceWithCustomActiveRequestBias`
+    /// (bias 0): weights 1 and 2 with one request active on the second
+    /// keep the idle 2:1 turn, "regardless of the active request count".
+    #[test]
+    fn envoys_bias_zero_vector() {
+        let mut pool = Pool::named(&["h0", "h1"]);
+        pool.weights = alloc::vec![1, 2];
+        pool.active_request_bias = 0.0;
+        let mut lr = LeastRequest::new(&pool);
+        lr.dispatched(1);
+        let mut rng = Rng::seed_from_u64(0);
+        let req = Pick { now_ms: 0.0, user: 1 };
+        let picks: Vec<usize> = (0..6).map(|_| lr.pick(&req, &mut rng)).collect();
+        assert_eq!(picks, [1, 0, 1, 1, 0, 1]);
+    }
+
+    /// A bias of 2 divides by the square: weight 8 with one active
+    /// request is 8 / 4 = 2, the same as idle weight 2, so they alternate
+    /// (with bias 1 it would be 4 against 2).
+    #[test]
+    fn the_bias_is_a_power_of_active_plus_one() {
+        assert_eq!(effective_weight(8, 1, 2.0), 2.0);
+        assert_eq!(effective_weight(8, 1, 1.0), 4.0);
+        assert_eq!(effective_weight(8, 3, 0.0), 8.0);
+        assert_eq!(effective_weight(9, 8, 0.5), 3.0);
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
     effective_weights, fewer_per_weight, uniform_among, Balancer, Counts, Eligible, PerUser, Pick, Pool,
-    Unfinished, WeightedDraw, REJECTION_TRIES,
+    Unfinished, UserKeys, WeightedDraw, REJECTION_TRIES,
 };
 pub use crate::rng::{below, Rng};
 
@@ -40,6 +40,10 @@ pub mod round_robin;
 pub mod row;
 mod rule;
 pub mod user_hash;
+// The rules production uses now: gRPC's and Envoy's learned weights, Finagle's aperture.
+pub mod envoy_cswrr;
+pub mod grpc_wrr;
+pub mod stride;
 
 /// A row's name for the rule in one program, or `None`.
 macro_rules! in_program {

@@ -64,12 +64,24 @@ pub(super) fn envoy(scenario: &Scenario, request: &Request) -> String {
         let _ =
             writeln!(out, "# slow start (slow-start-ms): Envoy's is for round robin and least request only");
     }
-    if scenario.slow_start_ms > 0 && matches!(policy, "ROUND_ROBIN" | "LEAST_REQUEST") {
+    // Least request's bias and either rule's slow start share one block.
+    let biased = policy == "LEAST_REQUEST" && scenario.active_request_bias != 1.0;
+    if biased || (scenario.slow_start_ms > 0 && matches!(policy, "ROUND_ROBIN" | "LEAST_REQUEST")) {
         let config =
             if policy == "ROUND_ROBIN" { "round_robin_lb_config" } else { "least_request_lb_config" };
+        let _ = writeln!(out, "{config}:");
+    }
+    if biased {
         let _ = writeln!(
             out,
-            "{config}:\n  slow_start_config:\n    slow_start_window: {}\n    aggression: {{ default_value: {}, runtime_key: lbsim }}",
+            "  active_request_bias: {{ default_value: {}, runtime_key: lbsim }}",
+            scenario.active_request_bias
+        );
+    }
+    if scenario.slow_start_ms > 0 && matches!(policy, "ROUND_ROBIN" | "LEAST_REQUEST") {
+        let _ = writeln!(
+            out,
+            "  slow_start_config:\n    slow_start_window: {}\n    aggression: {{ default_value: {}, runtime_key: lbsim }}",
             duration(scenario.slow_start_ms),
             scenario.slow_start_aggression
         );

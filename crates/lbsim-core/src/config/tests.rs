@@ -46,6 +46,7 @@ fn other_values(field: &Field, base: &Scenario) -> Vec<Scenario> {
         }
         FieldKind::NameList => vec!["round-robin".into()],
         FieldKind::Events => vec!["5s:s2:crash".into()],
+        FieldKind::Text => vec!["access.log".into()],
     };
     texts
         .iter()
@@ -127,4 +128,24 @@ fn a_shared_note_is_written_once() {
     let text = config(&s, Program::Nginx, AlgorithmId::RoundRobin);
     let note = "active health checks (check-ms)";
     assert_eq!(text.matches(note).count(), 1, "{text}");
+}
+
+/// Least request's bias is Envoy's `least_request_lb_config.active_request_bias`
+/// (a runtime double, as Envoy's own tests set it), in the same block as
+/// slow start; NGINX says it has no such rule.
+#[test]
+fn the_active_request_bias_is_envoys_least_request_setting() {
+    let mut s = acting();
+    s.set("active-request-bias", "0.5").unwrap();
+    let text = config(&s, Program::Envoy, AlgorithmId::LeastRequest);
+    let block =
+        "least_request_lb_config:\n  active_request_bias: { default_value: 0.5, runtime_key: lbsim }\n  \
+                 slow_start_config:\n";
+    assert!(text.contains(block), "{text}");
+    assert_eq!(text.matches("least_request_lb_config:").count(), 1, "{text}");
+    assert!(!config(&s, Program::Envoy, AlgorithmId::RoundRobin).contains("active_request_bias"));
+    let nginx = config(&s, Program::Nginx, AlgorithmId::LeastRequest);
+    assert!(nginx.contains(
+        "active-request bias (active-request-bias): Envoy's least request; NGINX has no such rule"
+    ));
 }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use self::Expression::{Missing, MissingWhen, Outside, Written};
 use super::error::ScenarioError;
-use super::kinds::{CheckKind, Layer, WorkKind};
+use super::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use super::notes as note;
 use super::spec::{FieldKind, Group, Spec, MAX_SEED};
 use super::value::FieldValue;
@@ -223,6 +223,11 @@ macro_rules! applies_or_always {
 }
 
 /// Health and warm-up settings act only on a fleet that changes.
+/// Least request is asked for with a bias away from Envoy's default.
+fn biased_least_request(s: &Scenario, rule: AlgorithmId) -> bool {
+    rule == AlgorithmId::LeastRequest && s.active_request_bias != 1.0
+}
+
 fn fleet_changes(s: &Scenario) -> bool {
     !s.events.is_empty()
 }
@@ -590,6 +595,39 @@ scenario! {
             Missing(note::CONNECTION_LIFE),
             Missing(note::CONNECTION_LIFE),
         ),
+    // An access log as the workload (docs/model.md#your-own-traffic).
+    /// The access log whose requests are the workload, by its file's name
+    /// (`-`: standard input); unset, the workload is drawn. The front ends
+    /// read the file; the core takes its requests (`Prepared::with_traffic`).
+    log: Option<String> = None, skip_default
+        => ("log", Text, 1.0, 255.0, 0.0, Log, "access log",
+            "access log whose requests are the workload (a file; - for standard input)")
+        config(Outside, Outside, Outside),
+    /// Which program wrote the log; unset, detected from its lines.
+    log_kind: Option<LogKind> = None, skip_default
+        => ("log-kind", Choice, 0.0, 0.0, 0.0, Log, "log kind",
+            "which program wrote the log (unset: detected)")
+        applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
+    /// NGINX's `log_format` string the log was written by; unset, lbsim's
+    /// documented timing format.
+    log_format: Option<String> = None, skip_default
+        => ("log-format", Text, 1.0, 4096.0, 0.0, Log, "NGINX log_format",
+            "the NGINX log_format string the log was written by (unset: lbsim's timing format)")
+        applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
+    /// How work is taken from a logged duration.
+    work_from: WorkFrom = WorkFrom::Upstream, skip_default
+        => ("work-from", Choice, 0.0, 0.0, 0.0, Log, "work taken from",
+            "which logged duration is taken as work (upstream: the server's own time; total: the balancer's)")
+        applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
+    /// The log's traffic at this many times its rate: arrivals divided by it.
+    time_scale: f64 = 1.0, skip_default
+        => ("time-scale", Real, 0.01, 100.0, 0.01, Log, "time scale (x rate)",
+            "the log's traffic at this many times its rate (arrivals divided by it)")
+        applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
     // The parameters of the rules that hear the servers' messages
     // (docs/model.md#what-a-rule-may-know).
     /// JIQ: copies an idle server samples, joining the shortest idle queue
@@ -599,4 +637,21 @@ scenario! {
             "copies an idle server samples for the shortest idle queue (JIQ-SQ(d); 1: JIQ-Random)")
         applies(|s| s.algorithms.contains(&AlgorithmId::Jiq))
         config(Outside, Outside, Outside),
+    // The rules production uses now: their parameters.
+    /// Envoy least request's `active_request_bias`: with unequal weights a
+    /// host's weight is divided by `(active + 1)` to this power (1, Envoy's
+    /// default; 0 is weighted round robin). Envoy sets no upper bound; 10
+    /// already makes one active request outweigh a thousandfold weight.
+    active_request_bias: f64 = 1.0, skip_default
+        => ("active-request-bias", Real, 0.0, 10.0, 0.1, Hashing, "active-request bias (least request)",
+            "least-request with unequal weights: weight / (active + 1)^bias (Envoy; 0: weighted round robin)")
+        applies(|s| {
+            s.algorithms.contains(&AlgorithmId::LeastRequest)
+                && (0..s.servers as usize).any(|i| s.weight(i) != s.weight(0))
+        })
+        config(
+            MissingWhen(note::NGINX_BIAS, biased_least_request),
+            MissingWhen(note::HAPROXY_BIAS, biased_least_request),
+            Written,
+        ),
 }

@@ -38,3 +38,7 @@ pub const HAPROXY_AGGRESSION: &str =
 pub const NGINX_LAYER_4: &str = "layer 4 (layer): NGINX's stream module, not this http upstream";
 pub const HAPROXY_LAYER_4: &str = "layer 4 (layer): HAProxy's mode tcp, not mode http";
 pub const ENVOY_LAYER_4: &str = "layer 4 (layer): Envoy's tcp_proxy filter, not an HTTP route";
+pub const NGINX_BIAS: &str =
+    "active-request bias (active-request-bias): Envoy's least request; NGINX has no such rule";
+pub const HAPROXY_BIAS: &str =
+    "active-request bias (active-request-bias): Envoy's least request; HAProxy has no such rule";
