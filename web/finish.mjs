@@ -108,7 +108,7 @@ const updated = html.replace(/<(link|script)\b[^>]*>/g, (tag) => {
 });
 // The version of the modules fetched on first use (their files keep their names, web/boot.js):
 // a hash of their files, so a new build is fetched afresh, not from a cache.
-const lazyFiles = ["lbsim-panels.js", "lbsim-panels_bg.wasm", "lbsim-replay.js", "lbsim-replay_bg.wasm", "replay-worker.js", "replay.css"].map((f) => join(dist, f));
+const lazyFiles = ["lbsim-panels.js", "lbsim-panels_bg.wasm", "lbsim-replay.js", "lbsim-replay_bg.wasm", "replay-worker.js", "replay.css", "lbsim-traffic.js", "lbsim-traffic_bg.wasm", "traffic-worker.js"].map((f) => join(dist, f));
 const missing = lazyFiles.filter((f) => !existsSync(f));
 if (missing.length > 0) {
   console.error(`the modules fetched on first use are missing from ${dist}: ${missing.join(", ")} (index.html's lbsim-panels and lbsim-replay links, its copy-file links)`);

@@ -28,6 +28,7 @@ fn value_name(field: &Field) -> &'static str {
         FieldKind::Choice => "ID",
         FieldKind::NumberList | FieldKind::NameList => "LIST",
         FieldKind::Events => "EVENTS",
+        FieldKind::Text => "TEXT",
     }
 }
 
@@ -45,7 +46,7 @@ pub fn field_help(key: &str) -> String {
             format!("{}, at most {} characters", field.meaning, field.max)
         }
         FieldKind::NameList | FieldKind::Events => format!("{}: {}", field.meaning, field.allowed()),
-        FieldKind::Choice => field.allowed(),
+        FieldKind::Choice | FieldKind::Text => field.allowed(),
     };
     let default = match (key, Scenario::default().get(key)) {
         ("algorithms", _) => "all".to_string(),
@@ -234,6 +235,12 @@ impl Sources {
         let scenario = self.unchecked()?;
         scenario.validate()?;
         Ok(scenario)
+    }
+
+    /// Whether the servers were given on the command line (`--servers`,
+    /// `--names`): a log's servers are then not the fleet.
+    pub fn fleet_given(&self) -> bool {
+        self.flags.given("servers").is_some() || self.flags.given("names").is_some()
     }
 
     /// The fields given on the command line that have no effect on

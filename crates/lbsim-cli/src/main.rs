@@ -14,6 +14,9 @@
 //!   address an iframe embeds;
 //! - `lbsim sweep`: one parameter across a range, on all cores;
 //! - `lbsim config`: the scenario as NGINX, HAProxy or Envoy configuration;
+//! - `lbsim workload`: a scenario's requests as CSV, which `run --log`
+//!   reads back;
+//! - `lbsim fit`: a scenario fitted to an access log, with its link;
 //! - `lbsim list`: the rules, presets, lessons, fields, event kinds or
 //!   sweep figures the core registers.
 //!
@@ -30,8 +33,10 @@
 //! commands, then this file), listed once in `crates/xtask/src/layers.rs`.
 
 mod config;
+mod fit;
 mod flags;
 mod list;
+mod log;
 mod outcome;
 mod progress;
 mod remap;
@@ -39,6 +44,7 @@ mod replay;
 mod run;
 mod sweep;
 mod trace;
+mod workload;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -125,6 +131,17 @@ enum Command {
     /// `nginx -t` and `haproxy -c`; Envoy's is not run here).
     #[command(allow_hyphen_values = true)]
     Config(config::ConfigArgs),
+    /// Print a scenario's requests as CSV (`arrival_ms,work_ms,key[,class]`),
+    /// which `lbsim run --log FILE` reads back: the same scenario run on
+    /// them gives the same results and realized figures.
+    #[command(allow_hyphen_values = true)]
+    Workload(workload::WorkloadArgs),
+    /// Fit a scenario to an access log: each field the log shows (rate,
+    /// work, users and Zipf s, servers and speeds) with how well it fits,
+    /// and the fitted scenario's share link, which carries the fitted
+    /// numbers only, never a line of the log.
+    #[command(allow_hyphen_values = true)]
+    Fit(fit::FitArgs),
     /// List what the core registers: the rules, the presets (or with their
     /// lessons), the scenario's fields, the fleet's event kinds or the
     /// sweep's figures.
@@ -186,5 +203,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::sweep(&args),
         Command::Config(args) => config::config(&args),
         Command::List(args) => list::list(&args),
+        Command::Workload(args) => workload::workload(&args),
+        Command::Fit(args) => fit::fit(&args),
     })
 }

@@ -4,14 +4,17 @@
 
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
+use lbsim_core::access_log::Traffic;
 use lbsim_core::cost;
 use lbsim_core::report::columns::column;
 use lbsim_core::scenario::WorkKind;
+use lbsim_core::workload::Request;
 use lbsim_core::{url, Prepared, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::flags::Sources;
+use crate::log;
 use crate::outcome::{complain, print, Failure};
 use crate::progress;
 
@@ -111,10 +114,18 @@ const PROGRESS_SLICE: u64 = 1 << 16;
 
 /// Runs a scenario as `engine::run` does, with its algorithms spread over
 /// the cores: one workload, drawn once and shared. Common random numbers
-/// make the report identical to a sequential run. The progress bar counts
+/// make the report identical to a sequential run. A log's requests are
+/// the workload when given. The progress bar counts
 /// requests through rules, so one long rule moves it too.
-pub fn simulate(scenario: &Scenario, progress: &ProgressBar) -> Result<Report, ScenarioError> {
-    let prepared = Prepared::new(scenario)?;
+pub fn simulate(
+    scenario: &Scenario,
+    traffic: Option<&Traffic>,
+    progress: &ProgressBar,
+) -> Result<Report, ScenarioError> {
+    let prepared = match traffic {
+        Some(traffic) => Prepared::with_traffic(scenario, traffic)?,
+        None => Prepared::new(scenario)?,
+    };
     let results = prepared
         .scenario()
         .algorithms
@@ -210,7 +221,12 @@ pub fn json_line(value: &impl Serialize) -> Result<String, Failure> {
 
 pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let preset = args.sources.preset()?;
-    let scenario = args.sources.scenario()?;
+    let mut scenario = args.sources.scenario()?;
+    let traffic = log::read(&mut scenario, args.sources.fleet_given())?;
+    if let Some(traffic) = &traffic {
+        scenario.requests = traffic.requests.len() as u64;
+        scenario.validate()?;
+    }
     for note in args.sources.without_effect(&scenario) {
         complain(&note);
     }
@@ -219,7 +235,11 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
     let progress = progress::bar(picks, "requests", "run".to_string(), cost::run(&scenario).is_long());
     let memory = cost::memory(&scenario);
     let at_once = memory.rules_within(MEMORY_BUDGET, rules.min(threads()));
-    let report = within_memory(&scenario, at_once, memory.peak(at_once), || simulate(&scenario, &progress))??;
+    // The log's requests are held through the run: their bytes count too.
+    let held = traffic.as_ref().map_or(0, |t| (t.requests.len() * std::mem::size_of::<Request>()) as u64 * 2);
+    let peak = memory.peak(at_once).saturating_add(held);
+    let report =
+        within_memory(&scenario, at_once, peak, || simulate(&scenario, traffic.as_ref(), &progress))??;
     progress.finish_and_clear();
     let end = report.end_ms();
     for e in scenario.events.after(end) {
@@ -229,7 +249,10 @@ pub fn run(args: &RunArgs) -> Result<(), Failure> {
         ));
     }
     let text = match args.format {
-        RunFormat::Table => table(&report, preset.map(|p| p.lesson)),
+        RunFormat::Table => {
+            let source = traffic.as_ref().map(|t| log::source_line(&scenario, t)).unwrap_or_default();
+            source + &table(&report, preset.map(|p| p.lesson))
+        }
         RunFormat::Json => json_line(&report)?,
         RunFormat::Csv => report.csv(),
     };
@@ -277,7 +300,9 @@ mod tests {
             let sequential =
                 serde_json::to_string(&engine::run(&scenario).expect("a valid scenario")).expect("json");
             let parallel = serde_json::to_string(
-                &pool.install(|| simulate(&scenario, &ProgressBar::hidden())).expect("a valid scenario"),
+                &pool
+                    .install(|| simulate(&scenario, None, &ProgressBar::hidden()))
+                    .expect("a valid scenario"),
             )
             .expect("json");
             assert_eq!(parallel, sequential);

@@ -1,12 +1,14 @@
 //! Cost per request of each algorithm on the `mixed` preset with 1M
 //! requests (docs/performance.md#the-figures: at most 30 ns for the non-hash rules), the
 //! cost of drawing the workload, and the cost as the pool grows from 4 to
-//! 1,024 servers. `cargo bench -p lbsim-core --bench engine`.
+//! 1,024 servers, and the cost of fitting a scenario to 1M requests.
+//! `cargo bench -p lbsim-core --bench engine`.
 
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use lbsim_core::fit::Observed;
 use lbsim_core::{AlgorithmId, Prepared, Scenario};
 
 const REQUESTS: u64 = 1_000_000;
@@ -63,5 +65,19 @@ fn fleet(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, per_algorithm, pool_growth, fleet);
+/// The fit's estimators on the `mixed` preset's 1M requests
+/// (docs/model.md#fitting-a-scenario): what `lbsim fit` adds to reading a
+/// 1M-line log.
+fn fit(c: &mut Criterion) {
+    let scenario = Scenario { requests: REQUESTS, ..Scenario::default() };
+    let workload = lbsim_core::workload::Workload::generate(&scenario);
+    let observed = Observed { requests: &workload.requests, served_by: &[], servers: &[] };
+    let mut group = c.benchmark_group("fit-1M");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(REQUESTS));
+    group.bench_function("mixed", |b| b.iter(|| lbsim_core::fit::fit(&observed, &scenario).expect("a fit")));
+    group.finish();
+}
+
+criterion_group!(benches, per_algorithm, pool_growth, fleet, fit);
 criterion_main!(benches);

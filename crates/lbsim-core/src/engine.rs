@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use crate::balancer::{self, AlgorithmId, Pick, Pool};
+use crate::bus::Served;
 use crate::fleet;
 use crate::num::{bits, later};
 use crate::report::{
@@ -24,7 +25,7 @@ use crate::report::{
 };
 use crate::scenario::{Scenario, ScenarioError};
 pub use crate::server::Dispatch;
-use crate::server::{completion, AlgorithmRun, ServersAt};
+use crate::server::{bus_for, completion, AlgorithmRun, ServersAt};
 use crate::workload::Workload;
 
 /// One rule's run as it goes: the static loop alone, or the fleet's event
@@ -64,8 +65,12 @@ impl AlgorithmRun {
             if observes {
                 self.deliver_completions(workload, bits(now));
             }
+            if let Some(bus) = &mut self.bus {
+                bus.deliver(now, &mut self.copies, &mut self.servers);
+            }
             let last_copy = self.copies.len() - 1;
-            let copy = &mut self.copies[usize::from(request.copy).min(last_copy)];
+            let c = usize::from(request.copy).min(last_copy);
+            let copy = &mut self.copies[c];
             let pick = Pick { now_ms: now, user: request.user };
             let s = if from_servers {
                 copy.pick_counting(&pick, &mut self.rng, &ServersAt { servers: &self.servers, now })
@@ -78,6 +83,21 @@ impl AlgorithmRun {
             let start = server.start_at(now);
             let service = request.work_ms / server.speed;
             let done = start + service;
+            if let Some(bus) = &mut self.bus {
+                let in_flight = if bus.wants_in_flight() { server.unfinished_at(now) } else { 0 };
+                bus.picked(now, c, copy.as_mut(), &mut self.rng);
+                let served = Served {
+                    copy: c,
+                    server: s,
+                    arrival_ms: now,
+                    start_ms: start,
+                    done_ms: done,
+                    ok: true,
+                    in_flight,
+                };
+                bus.served(served);
+            }
+            let server = &mut self.servers[s];
             server.occupy(now, start, service);
             server.requests += 1;
 
@@ -280,6 +300,26 @@ impl Prepared {
         Ok(Prepared { scenario, workload, pool })
     }
 
+    /// Validates the scenario and takes a log's requests as its workload
+    /// (docs/model.md#your-own-traffic): arrivals divided by the
+    /// scenario's `time-scale`, each request's balancer copy drawn from the
+    /// seed's copies stream as a drawn workload's are, and `requests` set
+    /// to the log's count. The fleet is the scenario's own; a front end
+    /// that leaves the servers unset first takes the log's
+    /// ([`crate::access_log::Traffic::fleet_into`]).
+    pub fn with_traffic(
+        scenario: &Scenario,
+        traffic: &crate::access_log::Traffic,
+    ) -> Result<Prepared, ScenarioError> {
+        let mut scenario = scenario.clone();
+        scenario.requests = traffic.requests.len() as u64;
+        scenario.validate()?;
+        scenario.algorithms = scenario.rules();
+        let workload = Workload::given(&scenario, &traffic.requests, traffic.classed);
+        let pool = scenario.pool();
+        Ok(Prepared { scenario, workload, pool })
+    }
+
     /// The normalized scenario.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
@@ -311,6 +351,8 @@ impl Prepared {
                 .chain((1..self.scenario.balancers).map(|_| balancer::build(run.algorithm, &self.pool)))
                 .collect()
         };
+        run.bus =
+            bus_for(run.algorithm, &self.scenario, &run.copies, self.pool.len(), self.workload.horizon_ms());
         let fleet = fleet::State::new(&self.scenario, &self.pool, &self.workload, &mut run, log);
         Running { run, fleet: Some(Box::new(fleet)) }
     }

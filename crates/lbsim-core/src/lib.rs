@@ -28,12 +28,15 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod access_log;
 pub mod balancer;
+mod bus;
 pub mod chacha;
 pub mod config;
 pub mod cost;
 pub mod engine;
 pub mod events;
+pub mod fit;
 pub mod fleet;
 pub mod hash;
 mod num;

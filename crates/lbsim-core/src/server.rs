@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use crate::balancer::{self, AlgorithmId, Balancer, Counts, Pool, Rng};
+use crate::bus::{Bus, Servers};
 use crate::num::{bits, later, whole};
 use crate::report::QUEUE_BUCKETS;
 use crate::scenario::Scenario;
@@ -190,6 +191,43 @@ impl Counts for ServersAt<'_> {
     }
 }
 
+/// What the message bus reads of the servers (docs/model.md#what-a-rule-may-know).
+impl Servers for Vec<Server> {
+    fn in_flight_at(&self, server: usize, t: f64) -> u32 {
+        self[server].unfinished_at(t)
+    }
+
+    fn free_at(&self, server: usize, t: f64) -> bool {
+        self[server].start_at(t) <= t
+    }
+
+    fn spend(&mut self, server: usize, t: f64, ms: f64) {
+        let server = &mut self[server];
+        if let Some(mut earliest) = server.slots.peek_mut() {
+            earliest.0 = bits(later(t, f64::from_bits(earliest.0)) + ms);
+        }
+        server.busy_ms += ms;
+    }
+
+    fn slots(&self) -> u32 {
+        self.first().map_or(1, |s| s.slots.len() as u32)
+    }
+}
+
+/// The bus of a run whose copies are `copies` (`None` when the rule
+/// subscribes to nothing), drawing from a stream of its own.
+pub(crate) fn bus_for(
+    algorithm: AlgorithmId,
+    scenario: &Scenario,
+    copies: &[Box<dyn Balancer>],
+    servers: usize,
+    horizon_ms: f64,
+) -> Option<Box<Bus>> {
+    let subscription = copies.first()?.subscribes();
+    let stream = (1 << 33) + u64::from(crate::hash::fnv1a32(algorithm.id().as_bytes()));
+    Bus::new(subscription, servers, horizon_ms, crate::workload::rng(scenario.seed, stream))
+}
+
 /// A completion to deliver to the copy that sent the request: the finish
 /// time as sortable bits, the request index and the server, in one
 /// integer, so the heap compares without branching (a `(u64, u32)` pair
@@ -226,6 +264,8 @@ pub(crate) struct AlgorithmRun {
     pub(crate) makespan_ms: f64,
     pub(crate) buckets: Buckets,
     pub(crate) log: Option<Vec<Dispatch>>,
+    /// Messages from the servers, for a rule that subscribes to any.
+    pub(crate) bus: Option<Box<Bus>>,
 }
 
 /// What happened to one request under one algorithm (for checking the
@@ -274,6 +314,7 @@ impl AlgorithmRun {
             })
             .collect();
         let n = scenario.requests as usize;
+        let bus = bus_for(algorithm, scenario, &copies, pool.len(), horizon_ms);
         AlgorithmRun {
             algorithm,
             copies,
@@ -289,6 +330,7 @@ impl AlgorithmRun {
             makespan_ms: 0.0,
             buckets,
             log: None,
+            bus,
         }
     }
 }

@@ -170,6 +170,27 @@ impl Workload {
         Workload { requests, classed: scenario.work == WorkKind::Bimodal }
     }
 
+    /// Given requests (a log's) as the workload of a (validated) scenario:
+    /// arrivals divided by its `time-scale`, copies drawn from the seed's
+    /// copies stream exactly as [`Workload::generate`] draws them, so a
+    /// drawn workload written out and read back runs the same.
+    pub fn given(scenario: &Scenario, given: &[Request], classed: bool) -> Workload {
+        let mut copies = rng(scenario.seed, stream::COPIES);
+        let requests = given
+            .iter()
+            .map(|r| Request {
+                arrival_ms: r.arrival_ms / scenario.time_scale,
+                copy: if scenario.balancers > 1 {
+                    copies.random_range(0..scenario.balancers) as u16
+                } else {
+                    0
+                },
+                ..*r
+            })
+            .collect();
+        Workload { requests, classed }
+    }
+
     /// Time of the last arrival in ms.
     pub fn horizon_ms(&self) -> f64 {
         self.requests.last().map_or(0.0, |r| r.arrival_ms)

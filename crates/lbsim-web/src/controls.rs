@@ -17,7 +17,7 @@ pub const MAX_INTERACTIVE_REQUESTS: u64 = 1_000_000;
 /// The fields the form shows, in the table's order, each in the group its
 /// row names and under its row's label (the rules are the checkboxes).
 pub fn layout() -> impl Iterator<Item = &'static Field> {
-    FIELDS.iter().filter(|f| f.group != Group::Rules)
+    FIELDS.iter().filter(|f| f.group != Group::Rules && f.group != Group::Log)
 }
 
 /// Real fields with a small range get a slider; the rest a number box.
@@ -51,6 +51,7 @@ pub fn range_text(f: &Field) -> String {
         FieldKind::NameList => "one per server, comma-separated".to_string(),
         FieldKind::Choice => String::new(),
         FieldKind::Events => "TIME:SERVER:KIND, comma-separated".to_string(),
+        FieldKind::Text => format!("at most {} characters", number(f.max)),
     }
 }
 
@@ -100,7 +101,7 @@ pub fn build() {
                 }
                 input
             }
-            FieldKind::NumberList | FieldKind::NameList | FieldKind::Events => {
+            FieldKind::NumberList | FieldKind::NameList | FieldKind::Events | FieldKind::Text => {
                 let input = element("input", "");
                 let _ = input.set_attribute("type", "text");
                 let _ = input.set_attribute("spellcheck", "false");

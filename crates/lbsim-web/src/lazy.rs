@@ -134,3 +134,13 @@ pub fn embed_code(src: &str) {
     dom::set_text("share-status", "Measuring the embed...");
     call("share-status", PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
 }
+
+/// The "Your traffic" panel's module.
+const TRAFFIC: &str = "lbsim-traffic";
+
+/// Shows the "Your traffic" panel for the page's link, reading `file` if
+/// one was dropped (else null); `shown` is what draws the log's report.
+pub fn traffic(file: &JsValue, shown: &JsValue) {
+    let args = Array::of4(&JsValue::from_str("traffic-root"), &JsValue::from_str(&link()), file, shown);
+    call("traffic-root", TRAFFIC, "traffic", args);
+}

@@ -34,6 +34,7 @@ mod run;
 mod state;
 mod sweep;
 mod table;
+mod traffic;
 mod view;
 mod wiring;
 

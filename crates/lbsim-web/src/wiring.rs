@@ -495,4 +495,5 @@ pub fn wire() {
     wire_sharing();
     wire_jumps();
     wire_window();
+    crate::traffic::wire();
 }

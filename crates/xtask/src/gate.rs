@@ -48,6 +48,9 @@ pub enum Part {
     Nginx,
     /// the conformance suite's HAProxy cases and `haproxy -c` checks
     Haproxy,
+    /// `cargo xtask testbed`'s short run: latencies on the real NGINX
+    /// and HAProxy against lbsim's prediction
+    Testbed,
     /// the core built for wasm32-unknown-unknown without std
     NoStd,
     /// native and wasm reports byte-identical
@@ -58,7 +61,7 @@ pub enum Part {
 
 /// The parts the gate counts, in the order it runs them (`conformance`
 /// names two of them).
-const COUNTED: [Part; 10] = [
+const COUNTED: [Part; 11] = [
     Part::Fmt,
     Part::Clippy,
     Part::Layers,
@@ -66,6 +69,7 @@ const COUNTED: [Part; 10] = [
     Part::Docs,
     Part::Nginx,
     Part::Haproxy,
+    Part::Testbed,
     Part::NoStd,
     Part::Determinism,
     Part::Browser,
@@ -82,6 +86,7 @@ impl Part {
             Part::Conformance => "conformance",
             Part::Nginx => "nginx",
             Part::Haproxy => "haproxy",
+            Part::Testbed => "testbed",
             Part::NoStd => "no-std",
             Part::Determinism => "determinism",
             Part::Browser => "browser",
@@ -195,6 +200,12 @@ fn run_part(part: Part, with_haproxy: bool) -> Result<Vec<(&'static str, String)
         }
         Part::Determinism => ran(determinism()),
         Part::Browser => ran(crate::web::browser_tests()),
+        Part::Testbed => {
+            step(
+                "testbed: the mixed lab's latencies on the real NGINX and HAProxy against lbsim's prediction",
+            );
+            ran(crate::testbed::gate())
+        }
         Part::Conformance | Part::Nginx | Part::Haproxy => {
             crate::conformance::run_balancers(crate::conformance::Balancers {
                 nginx: part != Part::Haproxy,

@@ -42,8 +42,11 @@ const LAYERS: &[Layers] = &[
             // What a scenario draws and what a run reports; formulas; remapping;
             // the scenario as a real balancer's config.
             &["workload", "report", "theory", "remap", "cost", "config"],
-            // The server model both engines run on.
-            &["server"],
+            // An access log read as the requests a scenario runs on.
+            &["access_log"],
+            // The server model both engines run on, and the messages the
+            // servers send balancer copies.
+            &["server", "bus"],
             // The fleet's event loop, then the engine that runs either loop, and
             // a rule's picks for given steps (with the fleet's timeline and checks).
             &["fleet"],
@@ -53,6 +56,8 @@ const LAYERS: &[Layers] = &[
             &["sweep", "presets"],
             &["replay"],
             &["url"],
+            // Scenarios fitted to observed traffic, with their links.
+            &["fit"],
             &["crate"],
         ],
     },
@@ -63,10 +68,14 @@ const LAYERS: &[Layers] = &[
             &["outcome", "progress"],
             // Where a scenario comes from: the flags from the core's table.
             &["flags"],
+            // A scenario's access log, read.
+            &["log"],
             // The commands, the ones that share run's output first.
             &["run"],
             &["remap", "sweep"],
-            &["trace", "config", "replay", "list"],
+            &["trace", "config", "replay", "list", "workload"],
+            // A scenario fitted to an access log.
+            &["fit"],
             &["crate"],
         ],
     },
@@ -80,7 +89,7 @@ const LAYERS: &[Layers] = &[
             // What the page knows, as plain data.
             &["state"],
             // Views and workers.
-            &["lazy", "view", "panels", "replay", "links", "pool", "sweep", "run", "embed_code"],
+            &["lazy", "view", "panels", "replay", "links", "pool", "sweep", "run", "embed_code", "traffic"],
             // What each input does, and the start.
             &["wiring"],
             &["crate"],

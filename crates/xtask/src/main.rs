@@ -15,6 +15,11 @@
 //! - `cargo xtask conformance [--skip BALANCER]`: the real NGINX and
 //!   HAProxy (installed when missing) against `lbsim trace`, request by
 //!   request; the gate runs it after the tests.
+//! - `cargo xtask testbed [--url LINK | --preset P] [--for PROGRAM]
+//!   [--requests N]`: a scenario served by the real NGINX and HAProxy in
+//!   front of servers that behave as the model's, its latencies measured
+//!   against lbsim's prediction (docs/testbed.md); the gate runs a short
+//!   one.
 //! - `cargo xtask layers`: no import circle between files, every module
 //!   in a layer, and no module naming a higher layer than its own (the
 //!   layers are listed in `layers.rs`); the gate runs it after clippy.
@@ -33,6 +38,7 @@ mod docs;
 mod fuzz;
 mod gate;
 mod layers;
+mod testbed;
 mod tools;
 mod web;
 
@@ -108,6 +114,34 @@ enum Task {
         #[arg(long, value_enum, value_delimiter = ',', value_name = "BALANCER")]
         skip: Vec<Balancer>,
     },
+    /// A scenario served by the real NGINX and HAProxy (installed when
+    /// missing), each rule's latencies measured against lbsim's prediction.
+    ///
+    /// The servers behave as the model's (slots, one FIFO queue, work over
+    /// speed); the scenario's requests are sent at their times. Fails when
+    /// a figure stands beyond the tolerance (docs/testbed.md). Refuses,
+    /// with the reason, what the program cannot express.
+    Testbed {
+        /// A share link (the page's URL) to run.
+        #[arg(long, value_name = "LINK", conflicts_with = "preset")]
+        url: Option<String>,
+        /// A preset to run (`mixed` without --url or --preset).
+        #[arg(long, value_name = "PRESET")]
+        preset: Option<String>,
+        /// One program (both without).
+        #[arg(long = "for", value_enum, value_name = "PROGRAM")]
+        program: Option<Balancer>,
+        /// The number of requests, in place of the scenario's.
+        #[arg(long, value_name = "N")]
+        requests: Option<u64>,
+        /// Only these rules (repeat, or separate with commas); all the
+        /// program has without.
+        #[arg(long = "rule", value_delimiter = ',', value_name = "RULE")]
+        rules: Vec<String>,
+        /// Each rule twice, printing the spread between the two runs.
+        #[arg(long)]
+        noise: bool,
+    },
     /// The browser tests alone, after building the page.
     Browser {
         /// Test files to run (all of tests/ without any).
@@ -155,6 +189,23 @@ fn main() -> ExitCode {
             nginx: !skip.contains(&Balancer::Nginx),
             haproxy: !skip.contains(&Balancer::Haproxy),
         }),
+        Task::Testbed { url, preset, program, requests, rules, noise } => rules
+            .iter()
+            .map(|r| r.parse().map_err(|()| format!("--rule {r}: no such rule")))
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|rules| {
+                testbed::testbed(&testbed::Options {
+                    url,
+                    preset,
+                    program: program.map(|p| match p {
+                        Balancer::Nginx => lbsim_core::config::Program::Nginx,
+                        Balancer::Haproxy => lbsim_core::config::Program::Haproxy,
+                    }),
+                    requests,
+                    rules,
+                    noise,
+                })
+            }),
         Task::Browser { files } => web::browser(&files),
         Task::DocsCheck { bless } => docs::check(bless),
     };

@@ -23,6 +23,7 @@ mod remap_streams_its_keys;
 mod remap_takes_the_placement_fields;
 mod replay_ends_on_the_report;
 mod run_formats;
+mod run_reads_access_logs;
 mod scenario_files_are_read_up_to_a_cap;
 mod sweep_keeps_only_rows;
 mod sweep_rows_match_single_runs;
@@ -97,7 +98,8 @@ pub fn other_values(field: &Field, base: &Scenario) -> Vec<String> {
             rules.chain([names.join(",")]).collect()
         }
         FieldKind::Choice => field.choices().iter().map(|c| c.id.to_string()).collect(),
-        FieldKind::Events => Vec::new(),
+        // A log's name or format means a file to read: the log tests try them.
+        FieldKind::Events | FieldKind::Text => Vec::new(),
     };
     values.extend(PRESETS.iter().filter_map(|p| p.scenario().get(field.key)));
     let mut kept: Vec<String> = Vec::new();

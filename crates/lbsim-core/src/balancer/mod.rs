@@ -12,6 +12,7 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use self::builder::Builder;
+pub use self::message::{Joining, Message, Probing, Reporting, Subscription};
 pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
@@ -28,6 +29,7 @@ mod fwrr;
 pub mod least_connections;
 pub mod least_request;
 pub mod maglev;
+pub mod message;
 pub mod peak_ewma;
 pub mod power_of_two;
 pub mod random;

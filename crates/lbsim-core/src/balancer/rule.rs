@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 use super::builder::Builder;
+use super::message::{Message, Subscription};
 use crate::hash::{HashFn, KeyBuf};
 use crate::rng::{below, Rng};
 
@@ -104,6 +105,29 @@ pub trait Balancer {
     /// nothing), so a ring is built once however many copies there are.
     fn shared_in_fleet(&self) -> bool {
         false
+    }
+
+    // What a rule may know beyond its own requests
+    // (docs/model.md#what-a-rule-may-know): messages from the servers, which
+    // both engines deliver in time order to the rules that subscribe.
+
+    /// What the rule hears from the servers; nothing by default, and then
+    /// the engine keeps no message machinery for the run.
+    fn subscribes(&self) -> Subscription {
+        Subscription::NOTHING
+    }
+
+    /// A message the rule subscribed to arrived at `now_ms`.
+    fn receive(&mut self, _now_ms: f64, _message: &Message) {}
+
+    /// Just after a pick at `now_ms` (a rule subscribed to probe replies):
+    /// the servers to probe now, pushed onto `to`.
+    fn send_probes(&mut self, _now_ms: f64, _rng: &mut Rng, _to: &mut Vec<usize>) {}
+
+    /// Servers waiting in this copy's idle queue, which a server that
+    /// joins one compares (a rule subscribed to idle announcements).
+    fn idle_queue(&self) -> usize {
+        0
     }
 
     /// Slow start changed the effective weights (the configured weight

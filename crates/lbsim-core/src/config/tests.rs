@@ -46,6 +46,7 @@ fn other_values(field: &Field, base: &Scenario) -> Vec<Scenario> {
         }
         FieldKind::NameList => vec!["round-robin".into()],
         FieldKind::Events => vec!["5s:s2:crash".into()],
+        FieldKind::Text => vec!["access.log".into()],
     };
     texts
         .iter()

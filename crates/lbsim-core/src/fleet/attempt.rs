@@ -7,6 +7,7 @@ use core::cmp::Reverse;
 use super::connections::place;
 use super::state::{Attempt, Outcome, State, LIGHT};
 use crate::balancer::{Eligible, Pick};
+use crate::bus::Served;
 use crate::num::bits;
 use crate::server::AlgorithmRun;
 use crate::workload::Workload;
@@ -58,6 +59,10 @@ impl State {
             self.answer(run, workload, index, now, false, wait);
             return;
         };
+        if let Some(bus) = &mut run.bus {
+            let r = c.min(run.copies.len() - 1);
+            bus.picked(now, c, &mut *run.copies[r], &mut run.rng);
+        }
         if previous.is_some() {
             self.retries += 1;
         }
@@ -112,6 +117,19 @@ impl State {
                 (work / self.timeline.speed(s, start, &at_start), Outcome::Ok)
             };
             let done = start + service;
+            if let Some(bus) = &mut run.bus {
+                let in_flight = if bus.wants_in_flight() { server.unfinished_at(now) } else { 0 };
+                let ok = outcome == Outcome::Ok;
+                bus.served(Served {
+                    copy: c,
+                    server: s,
+                    arrival_ms: now,
+                    start_ms: start,
+                    done_ms: done,
+                    ok,
+                    in_flight,
+                });
+            }
             server.occupy(now, start, service);
             // Only a crash undoes a fixed outcome; the crashes are known.
             at_risk = self.crashes[s].iter().any(|&c| c > now && c <= done);

@@ -55,18 +55,24 @@ impl State {
                 self.health_step(others.min(event).min(ending));
             } else if retry.is_finite() && retry <= arrival {
                 if let Some((t, failed)) = self.retry_queue.pop_front() {
+                    deliver_messages(run, t);
                     self.retry(run, workload, t, failed);
                 }
             } else if arrival.is_finite() {
                 if run.next >= end {
                     return false;
                 }
-                if (self.unsettled || arrival >= self.recheck_ms) && self.is_quiet(arrival) {
+                // The quiet stretch skips what only the general way tells the bus.
+                if run.bus.is_none()
+                    && (self.unsettled || arrival >= self.recheck_ms)
+                    && self.is_quiet(arrival)
+                {
                     self.quiet_stretch(run, workload, end, event);
                     continue;
                 }
                 let index = run.next;
                 run.next += 1;
+                deliver_messages(run, arrival);
                 self.send(run, workload, index as u32, arrival, None);
             } else {
                 debug_assert_eq!(self.in_order, n, "every request answered once");
@@ -234,5 +240,13 @@ impl State {
         server.slots.clear();
         server.slots.extend((0..slots).map(|_| Reverse(bits(t))));
         server.queue.drop_all(t);
+    }
+}
+
+/// The bus's messages due by `now`, delivered before a request is sent
+/// then (after the instant's fleet events, ends and health probes).
+fn deliver_messages(run: &mut AlgorithmRun, now: f64) {
+    if let Some(bus) = &mut run.bus {
+        bus.deliver(now, &mut run.copies, &mut run.servers);
     }
 }

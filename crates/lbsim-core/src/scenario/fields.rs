@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use self::Expression::{Missing, MissingWhen, Outside, Written};
 use super::error::ScenarioError;
-use super::kinds::{CheckKind, Layer, WorkKind};
+use super::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use super::notes as note;
 use super::spec::{FieldKind, Group, Spec, MAX_SEED};
 use super::value::FieldValue;
@@ -595,6 +595,39 @@ scenario! {
             Missing(note::CONNECTION_LIFE),
             Missing(note::CONNECTION_LIFE),
         ),
+    // An access log as the workload (docs/model.md#your-own-traffic).
+    /// The access log whose requests are the workload, by its file's name
+    /// (`-`: standard input); unset, the workload is drawn. The front ends
+    /// read the file; the core takes its requests (`Prepared::with_traffic`).
+    log: Option<String> = None, skip_default
+        => ("log", Text, 1.0, 255.0, 0.0, Log, "access log",
+            "access log whose requests are the workload (a file; - for standard input)")
+        config(Outside, Outside, Outside),
+    /// Which program wrote the log; unset, detected from its lines.
+    log_kind: Option<LogKind> = None, skip_default
+        => ("log-kind", Choice, 0.0, 0.0, 0.0, Log, "log kind",
+            "which program wrote the log (unset: detected)")
+        applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
+    /// NGINX's `log_format` string the log was written by; unset, lbsim's
+    /// documented timing format.
+    log_format: Option<String> = None, skip_default
+        => ("log-format", Text, 1.0, 4096.0, 0.0, Log, "NGINX log_format",
+            "the NGINX log_format string the log was written by (unset: lbsim's timing format)")
+        applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
+    /// How work is taken from a logged duration.
+    work_from: WorkFrom = WorkFrom::Upstream, skip_default
+        => ("work-from", Choice, 0.0, 0.0, 0.0, Log, "work taken from",
+            "which logged duration is taken as work (upstream: the server's own time; total: the balancer's)")
+        applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
+    /// The log's traffic at this many times its rate: arrivals divided by it.
+    time_scale: f64 = 1.0, skip_default
+        => ("time-scale", Real, 0.01, 100.0, 0.01, Log, "time scale (x rate)",
+            "the log's traffic at this many times its rate (arrivals divided by it)")
+        applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
     // The rules production uses now: their parameters.
     /// Envoy least request's `active_request_bias`: with unequal weights a
     /// host's weight is divided by `(active + 1)` to this power (1, Envoy's

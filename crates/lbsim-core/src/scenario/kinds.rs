@@ -127,3 +127,80 @@ impl FromStr for WorkKind {
         WorkKind::ALL.into_iter().find(|k| k.id() == s).ok_or(())
     }
 }
+
+/// Which program wrote an access log (docs/model.md#your-own-traffic).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogKind {
+    /// NGINX, by a `log_format` with timing.
+    Nginx,
+    /// HAProxy's `option httplog`.
+    #[serde(rename = "haproxy")]
+    HaproxyHttp,
+    /// HAProxy's `option tcplog`.
+    HaproxyTcp,
+    /// AWS Application Load Balancer access logs.
+    Alb,
+    /// `arrival_ms,work_ms[,key][,class]` with a header.
+    Csv,
+}
+
+impl LogKind {
+    /// All kinds, in the order the page and the CLI's help list them.
+    pub const ALL: [LogKind; 5] =
+        [LogKind::Nginx, LogKind::HaproxyHttp, LogKind::HaproxyTcp, LogKind::Alb, LogKind::Csv];
+
+    /// The id used in URLs, flags and JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            LogKind::Nginx => "nginx",
+            LogKind::HaproxyHttp => "haproxy",
+            LogKind::HaproxyTcp => "haproxy-tcp",
+            LogKind::Alb => "alb",
+            LogKind::Csv => "csv",
+        }
+    }
+}
+
+impl FromStr for LogKind {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        LogKind::ALL.into_iter().find(|k| k.id() == s).ok_or(())
+    }
+}
+
+/// How a request's work is taken from the durations a log holds
+/// (docs/model.md#your-own-traffic): both include the queueing the logging
+/// balancer caused, so both overstate the work under load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkFrom {
+    /// The server's own time: NGINX `$upstream_response_time`, HAProxy
+    /// `Tr`, ALB `target_processing_time` (CSV: its `work_ms`).
+    #[default]
+    Upstream,
+    /// The whole time the balancer held the request: NGINX
+    /// `$request_time`, HAProxy `Ta` (`Tt` for TCP), ALB's three times
+    /// summed (CSV: its `work_ms`).
+    Total,
+}
+
+impl WorkFrom {
+    /// Both choices, the default first.
+    pub const ALL: [WorkFrom; 2] = [WorkFrom::Upstream, WorkFrom::Total];
+
+    /// The id used in URLs, flags and JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            WorkFrom::Upstream => "upstream",
+            WorkFrom::Total => "total",
+        }
+    }
+}
+
+impl FromStr for WorkFrom {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        WorkFrom::ALL.into_iter().find(|k| k.id() == s).ok_or(())
+    }
+}

@@ -27,7 +27,7 @@ mod value;
 
 pub use self::error::{thousands, Echo, Escaped, ScenarioError, MAX_ECHOED};
 pub use self::fields::{Expression, Field, InConfig, Scenario, FIELDS, IN_CONFIG};
-pub use self::kinds::{CheckKind, Layer, WorkKind};
+pub use self::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use self::lookup::row;
 pub use self::lookup::{field_spec, FAILURE_KEYS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS};
 pub use self::spec::{name_problem, valid_name, Choice, FieldKind, Group, Spec, MAX_RING_POINTS, MAX_SEED};

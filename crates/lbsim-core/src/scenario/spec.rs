@@ -27,6 +27,8 @@ pub enum FieldKind {
     NameList,
     /// Fleet events, `TIME:SERVER:KIND,...`.
     Events,
+    /// Free text of at most `max` characters (a log's name or format).
+    Text,
 }
 
 /// Where a field belongs: the page groups its controls so, and the fleet
@@ -49,6 +51,8 @@ pub enum Group {
     Health,
     /// Caches and connections.
     Locality,
+    /// An access log as the workload (the page's "Your traffic" panel).
+    Log,
 }
 
 impl Group {
@@ -63,6 +67,7 @@ impl Group {
             Group::Events => "events",
             Group::Health => "health",
             Group::Locality => "locality",
+            Group::Log => "log",
         }
     }
 
@@ -131,6 +136,9 @@ impl Spec {
             FieldKind::Choice => format!("{}: {}", self.meaning, self.ids().join(", ")),
             FieldKind::NameList => self.meaning.to_string(),
             FieldKind::Events => events::ALLOWED.to_string(),
+            FieldKind::Text => {
+                format!("text of at most {} characters, no control characters ({})", self.max, self.meaning)
+            }
         }
     }
 

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::error::ScenarioError;
-use super::kinds::{CheckKind, Layer, WorkKind};
+use super::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use super::spec::{name_problem, Choice, Spec};
 use crate::balancer::builder::Builder;
 use crate::balancer::AlgorithmId;
@@ -129,7 +129,7 @@ macro_rules! choice {
         }
     )*};
 }
-choice!(WorkKind, Builder, CheckKind);
+choice!(WorkKind, Builder, CheckKind, WorkFrom);
 
 /// The layer: its id is the number, the select says what it places.
 impl FieldValue for Layer {
@@ -223,5 +223,40 @@ impl FieldValue for Events {
     }
     fn text(&self) -> Option<String> {
         Some(self.to_string())
+    }
+}
+
+/// The log's kind: empty means detected from its lines.
+impl FieldValue for Option<LogKind> {
+    fn parse(field: &Spec, text: &str) -> Result<Option<LogKind>, ScenarioError> {
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        text.trim().parse().map(Some).map_err(|_| field.error(text))
+    }
+    fn text(&self) -> Option<String> {
+        self.map(|k| k.id().to_string())
+    }
+    fn choices() -> Vec<Choice> {
+        let unset = Choice { id: "", label: "detected" };
+        core::iter::once(unset).chain(by_id(&LogKind::ALL, LogKind::id)).collect()
+    }
+}
+
+/// Free text (a file's name, a `log_format` string): empty means unset;
+/// at most `max` characters, none of them a control character, so it
+/// prints on one line wherever it is echoed.
+impl FieldValue for Option<String> {
+    fn parse(field: &Spec, text: &str) -> Result<Option<String>, ScenarioError> {
+        if text.is_empty() {
+            return Ok(None);
+        }
+        if text.chars().count() as f64 > field.max || text.chars().any(char::is_control) {
+            return Err(field.error(text));
+        }
+        Ok(Some(text.to_string()))
+    }
+    fn text(&self) -> Option<String> {
+        self.clone()
     }
 }

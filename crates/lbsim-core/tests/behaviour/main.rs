@@ -13,6 +13,7 @@ mod docs_measure_every_rule;
 mod engine_invariants;
 mod error_messages_escape_input;
 mod events_after_the_run;
+mod fit_recovers_known_scenarios;
 mod fleet_behaviour;
 mod fleet_cost;
 mod front_end_decisions;

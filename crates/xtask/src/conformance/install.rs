@@ -12,7 +12,7 @@ use crate::tools::{have, run, step};
 /// caller fails the run for it unless the balancer was skipped by name).
 /// `variable` is the environment variable that may name the program: one
 /// named there that does not run is not installed over.
-pub(super) fn ensure(program: &str, package: &str, version: &str, variable: &str) -> Result<(), String> {
+pub(crate) fn ensure(program: &str, package: &str, version: &str, variable: &str) -> Result<(), String> {
     if have(program, version) {
         return Ok(());
     }

@@ -38,9 +38,9 @@ mod backends;
 mod cases;
 mod fuzzed;
 mod http;
-mod install;
+pub(crate) mod install;
 mod play;
-mod processes;
+pub(crate) mod processes;
 
 use backends::Backends;
 use cases::{Case, Play, HAPROXY_CASES, NGINX_CASES};

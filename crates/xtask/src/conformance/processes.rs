@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 /// The NGINX to hold lbsim to: `LBSIM_NGINX` when set (another build, or
 /// a path that does not run, to see the suite refuse to pass without it),
 /// else where Debian installs it, else `nginx` on the PATH.
-pub(super) fn nginx_path() -> PathBuf {
+pub(crate) fn nginx_path() -> PathBuf {
     if let Some(program) = std::env::var_os("LBSIM_NGINX") {
         return program.into();
     }
@@ -22,7 +22,7 @@ pub(super) fn nginx_path() -> PathBuf {
 
 /// The HAProxy to hold lbsim to: `LBSIM_HAPROXY` when set, else `haproxy`
 /// on the PATH.
-pub(super) fn haproxy_path() -> PathBuf {
+pub(crate) fn haproxy_path() -> PathBuf {
     std::env::var_os("LBSIM_HAPROXY").map_or_else(|| "haproxy".into(), PathBuf::from)
 }
 
@@ -33,21 +33,21 @@ pub(super) fn overridden(variable: &str) -> bool {
 }
 
 /// NGINX in the foreground, its paths under `prefix`.
-pub(super) fn nginx_command(prefix: &Path) -> Command {
+pub(crate) fn nginx_command(prefix: &Path) -> Command {
     let mut command = Command::new(nginx_path());
     command.arg("-p").arg(prefix).arg("-c").arg(prefix.join("nginx.conf"));
     command
 }
 
 /// A balancer running in the foreground, stopped by its own pid.
-pub(super) struct Running {
+pub(crate) struct Running {
     child: Child,
 }
 
 impl Running {
     /// Starts `command` and waits (at most 10 s) until port `last`, its
     /// last front, answers; `dir` holds its logs.
-    pub(super) fn start(mut command: Command, dir: &Path, last: u16) -> Result<Running, String> {
+    pub(crate) fn start(mut command: Command, dir: &Path, last: u16) -> Result<Running, String> {
         let program = command.get_program().to_string_lossy().into_owned();
         let child = command
             .stdout(Stdio::null())
@@ -69,7 +69,7 @@ impl Running {
         Ok(running)
     }
 
-    pub(super) fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -1,0 +1,579 @@
+//! The message bus between servers and balancer copies
+//! (docs/model.md#what-a-rule-may-know): the one place both engines, the
+//! static loop and the fleet's, turn what happens on the servers into the
+//! timed [`Message`]s a rule subscribed to, and deliver them in time order.
+//!
+//! A run whose rule subscribes to nothing has no bus, so the classic rules
+//! run exactly as before. With one, the engine tells the bus of every
+//! dispatch ([`Bus::served`]) and of every pick ([`Bus::picked`], which
+//! collects the rule's probes), and asks it to deliver everything due
+//! before each arrival ([`Bus::deliver`]). What the bus needs of the
+//! servers (requests in flight, a free slot, time spent on a probe) it
+//! asks through [`Servers`], so it knows nothing of either loop.
+//!
+//! At one instant the bus takes, in this order: request starts, request
+//! ends (with per-call load reports and idle announcements), the end of a
+//! report period (out-of-band reports), probes reaching servers, probe
+//! replies; ties within a kind in the order they were scheduled. Every
+//! draw (the copies an idle server samples) comes from the bus's own
+//! stream, so the run is deterministic.
+
+use alloc::boxed::Box;
+use alloc::collections::BinaryHeap;
+use alloc::vec::Vec;
+use core::cmp::{Ordering, Reverse};
+
+use crate::balancer::{below, Balancer, Message, Rng, Subscription};
+use crate::num::bits;
+
+/// What the bus asks of the servers, at an instant all arrivals before
+/// which have been dispatched.
+pub(crate) trait Servers {
+    /// Requests `server` holds at `t` (running and queued).
+    fn in_flight_at(&self, server: usize, t: f64) -> u32;
+    /// Whether `server` has a slot free at `t`.
+    fn free_at(&self, server: usize, t: f64) -> bool;
+    /// `server` spends `ms` of its time at `t` outside any slot (answering
+    /// a probe): its earliest slot frees that much later.
+    fn spend(&mut self, server: usize, t: f64, ms: f64);
+    /// Slots a server has.
+    fn slots(&self) -> u32;
+}
+
+/// What happens at an instant, in the order the bus takes kinds at one.
+#[derive(Clone, Copy, Debug)]
+enum What {
+    Start { server: u32 },
+    End { server: u32, copy: u32, ok: bool, arrived_in_flight: u32, latency_ms: f64 },
+    Announce { server: u32 },
+    Period,
+    Reach { server: u32, copy: u32 },
+    Reply { copy: u32, message: Message },
+}
+
+impl What {
+    fn rank(&self) -> u8 {
+        match self {
+            What::Start { .. } => 0,
+            What::End { .. } | What::Announce { .. } => 1,
+            What::Period => 2,
+            What::Reach { .. } => 3,
+            What::Reply { .. } => 4,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Event {
+    at: u64,
+    rank: u8,
+    seq: u64,
+    what: What,
+}
+
+impl Event {
+    fn key(&self) -> (u64, u8, u64) {
+        (self.at, self.rank, self.seq)
+    }
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Event {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+/// Recent finished requests a server keeps for its latency estimate.
+const RECENT: usize = 16;
+
+/// What one server measures for its messages.
+#[derive(Clone, Debug, Default)]
+struct Meter {
+    /// Slots busy now, and the busy slot time of the open period up to `last_ms`.
+    running: u32,
+    last_ms: f64,
+    busy_ms: f64,
+    finished: u32,
+    failed: u32,
+    /// The open period ends here.
+    period_end_ms: f64,
+    /// Figures of the last closed period: qps, eps, utilization.
+    closed: (f64, f64, f64),
+    /// (in flight on arrival, latency) of the last [`RECENT`] finished.
+    recent: Vec<(u32, f64)>,
+    recent_next: usize,
+    /// The copy whose idle queue holds this server, if any.
+    idle_in: Option<u32>,
+}
+
+impl Meter {
+    /// Busy slot time accrues at the current count until `t`; periods that
+    /// close on the way are closed.
+    fn advance(&mut self, t: f64, period_ms: f64, slots: u32) {
+        while t >= self.period_end_ms {
+            let end = self.period_end_ms;
+            self.busy_ms += f64::from(self.running) * (end - self.last_ms);
+            let seconds = period_ms / 1000.0;
+            self.closed = (
+                f64::from(self.finished) / seconds,
+                f64::from(self.failed) / seconds,
+                self.busy_ms / (f64::from(slots) * period_ms),
+            );
+            self.busy_ms = 0.0;
+            self.finished = 0;
+            self.failed = 0;
+            self.last_ms = end;
+            self.period_end_ms = end + period_ms;
+        }
+        self.busy_ms += f64::from(self.running) * (t - self.last_ms);
+        self.last_ms = t;
+    }
+
+    /// The median latency of the recent requests whose in-flight count on
+    /// arrival is nearest `in_flight` (the nearer half of those kept, at
+    /// least one), or `None` before any finished.
+    fn latency_near(&self, in_flight: u32) -> Option<f64> {
+        if self.recent.is_empty() {
+            return None;
+        }
+        let mut by_distance: Vec<(u32, u64)> =
+            self.recent.iter().map(|&(rif, latency)| (rif.abs_diff(in_flight), bits(latency))).collect();
+        by_distance.sort_unstable();
+        let near = by_distance.len().div_ceil(2);
+        let mut latencies: Vec<u64> = by_distance[..near].iter().map(|&(_, l)| l).collect();
+        latencies.sort_unstable();
+        Some(f64::from_bits(latencies[(near - 1) / 2]))
+    }
+}
+
+/// One run's messages on their way.
+pub(crate) struct Bus {
+    subscription: Subscription,
+    events: BinaryHeap<Reverse<Event>>,
+    seq: u64,
+    meters: Vec<Meter>,
+    rng: Rng,
+    probes: Vec<usize>,
+    /// No period ends after this (the last arrival), so a run's bus runs dry.
+    horizon_ms: f64,
+}
+
+/// One dispatch, as the bus hears of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Served {
+    pub(crate) copy: usize,
+    pub(crate) server: usize,
+    pub(crate) arrival_ms: f64,
+    pub(crate) start_ms: f64,
+    pub(crate) done_ms: f64,
+    pub(crate) ok: bool,
+    /// Requests the server held when this one arrived (read only for
+    /// probe replies' latency estimate).
+    pub(crate) in_flight: u32,
+}
+
+impl Bus {
+    /// A bus for a rule that subscribes to `subscription`, over `servers`
+    /// servers; `None` when it subscribes to nothing.
+    pub(crate) fn new(
+        subscription: Subscription,
+        servers: usize,
+        horizon_ms: f64,
+        rng: Rng,
+    ) -> Option<Box<Bus>> {
+        if !subscription.any() {
+            return None;
+        }
+        let period = subscription.load_reports.map_or(f64::INFINITY, |r| r.period_ms);
+        let meter = Meter { period_end_ms: period, ..Meter::default() };
+        let mut bus = Bus {
+            subscription,
+            events: BinaryHeap::new(),
+            seq: 0,
+            meters: alloc::vec![meter; servers],
+            rng,
+            probes: Vec::new(),
+            horizon_ms,
+        };
+        if subscription.idle.is_some() {
+            // Every server starts idle, and says so at once.
+            for server in 0..servers {
+                bus.push(0.0, What::Announce { server: server as u32 });
+            }
+        }
+        if subscription.load_reports.is_some_and(|r| r.out_of_band) && period <= horizon_ms {
+            bus.push(period, What::Period);
+        }
+        Some(Box::new(bus))
+    }
+
+    fn push(&mut self, t: f64, what: What) {
+        self.seq += 1;
+        self.events.push(Reverse(Event { at: bits(t), rank: what.rank(), seq: self.seq, what }));
+    }
+
+    /// Whether the bus needs a request's in-flight count on arrival.
+    pub(crate) fn wants_in_flight(&self) -> bool {
+        self.subscription.probes.is_some()
+    }
+
+    /// A request was dispatched: it starts and ends as fixed.
+    pub(crate) fn served(&mut self, served: Served) {
+        let meter = &mut self.meters[served.server];
+        // Assigned a request, a server leaves the idle queue it was in.
+        meter.idle_in = None;
+        if self.subscription.load_reports.is_some() {
+            self.push(served.start_ms, What::Start { server: served.server as u32 });
+        }
+        let latency_ms = served.done_ms - served.arrival_ms;
+        self.push(
+            served.done_ms,
+            What::End {
+                server: served.server as u32,
+                copy: served.copy as u32,
+                ok: served.ok,
+                arrived_in_flight: served.in_flight,
+                latency_ms,
+            },
+        );
+    }
+
+    /// Copy `copy`'s rule picked at `now`: the probes it sends go out.
+    pub(crate) fn picked(&mut self, now: f64, copy: usize, rule: &mut dyn Balancer, rng: &mut Rng) {
+        let Some(probing) = self.subscription.probes else { return };
+        let mut probes = core::mem::take(&mut self.probes);
+        rule.send_probes(now, rng, &mut probes);
+        for server in probes.drain(..) {
+            self.push(now + probing.rtt_ms / 2.0, What::Reach { server: server as u32, copy: copy as u32 });
+        }
+        self.probes = probes;
+    }
+
+    /// Delivers every message due at or before `until`, in time order.
+    pub(crate) fn deliver(
+        &mut self,
+        until: f64,
+        copies: &mut [Box<dyn Balancer>],
+        servers: &mut dyn Servers,
+    ) {
+        let until = bits(until);
+        let slots = servers.slots();
+        let period = self.subscription.load_reports.map_or(f64::INFINITY, |r| r.period_ms);
+        while let Some(&Reverse(event)) = self.events.peek() {
+            if event.at > until {
+                break;
+            }
+            self.events.pop();
+            let t = f64::from_bits(event.at);
+            let copy_of = |c: u32| (c as usize).min(copies.len() - 1);
+            match event.what {
+                What::Start { server } => {
+                    let meter = &mut self.meters[server as usize];
+                    meter.advance(t, period, slots);
+                    meter.running += 1;
+                }
+                What::End { server, copy, ok, arrived_in_flight, latency_ms } => {
+                    let s = server as usize;
+                    let meter = &mut self.meters[s];
+                    if self.subscription.load_reports.is_some() {
+                        meter.advance(t, period, slots);
+                        meter.running = meter.running.saturating_sub(1);
+                        meter.finished += 1;
+                        meter.failed += u32::from(!ok);
+                    }
+                    if self.subscription.probes.is_some() {
+                        let entry = (arrived_in_flight, latency_ms);
+                        if meter.recent.len() < RECENT {
+                            meter.recent.push(entry);
+                        } else {
+                            meter.recent[meter.recent_next] = entry;
+                        }
+                        meter.recent_next = (meter.recent_next + 1) % RECENT;
+                    }
+                    if self.subscription.load_reports.is_some_and(|r| !r.out_of_band) {
+                        let (qps, eps, utilization) = meter.closed;
+                        let report = Message::LoadReport { server: s, qps, eps, utilization };
+                        copies[copy_of(copy)].receive(t, &report);
+                    }
+                    self.announce(s, t, copies, &*servers);
+                }
+                What::Announce { server } => self.announce(server as usize, t, copies, &*servers),
+                What::Period => {
+                    for s in 0..self.meters.len() {
+                        self.meters[s].advance(t, period, slots);
+                        let (qps, eps, utilization) = self.meters[s].closed;
+                        let report = Message::LoadReport { server: s, qps, eps, utilization };
+                        for copy in copies.iter_mut() {
+                            copy.receive(t, &report);
+                        }
+                    }
+                    if t + period <= self.horizon_ms {
+                        self.push(t + period, What::Period);
+                    }
+                }
+                What::Reach { server, copy } => {
+                    let s = server as usize;
+                    let Some(probing) = self.subscription.probes else { continue };
+                    let in_flight = servers.in_flight_at(s, t);
+                    let latency_ms = self.meters[s].latency_near(in_flight);
+                    if probing.cost_ms > 0.0 {
+                        servers.spend(s, t, probing.cost_ms);
+                    }
+                    let message = Message::ProbeReply { server: s, reached_ms: t, in_flight, latency_ms };
+                    self.push(t + probing.rtt_ms / 2.0, What::Reply { copy, message });
+                }
+                What::Reply { copy, message } => copies[copy_of(copy)].receive(t, &message),
+            }
+        }
+    }
+
+    /// `server` at `t`: if it has a free slot and is in no idle queue, it
+    /// joins one copy's, the shortest of those it samples.
+    fn announce(&mut self, server: usize, t: f64, copies: &mut [Box<dyn Balancer>], servers: &dyn Servers) {
+        let Some(joining) = self.subscription.idle else { return };
+        if self.meters[server].idle_in.is_some() || !servers.free_at(server, t) {
+            return;
+        }
+        let n = copies.len() as u64;
+        let mut best = below(&mut self.rng, n) as usize;
+        for _ in 1..joining.sampled.max(1) {
+            let c = below(&mut self.rng, n) as usize;
+            if copies[c].idle_queue() < copies[best].idle_queue() {
+                best = c;
+            }
+        }
+        self.meters[server].idle_in = Some(best as u32);
+        copies[best].receive(t, &Message::Idle { server });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::rc::Rc;
+    use alloc::vec::Vec;
+    use core::cell::RefCell;
+
+    use rand::SeedableRng;
+
+    use super::*;
+    use crate::balancer::{Eligible, Joining, Pick, Probing, Reporting};
+
+    /// Servers whose figures a test sets.
+    struct Fixed {
+        in_flight: u32,
+        free: bool,
+        spent_ms: f64,
+    }
+
+    impl Servers for Fixed {
+        fn in_flight_at(&self, _server: usize, _t: f64) -> u32 {
+            self.in_flight
+        }
+        fn free_at(&self, _server: usize, _t: f64) -> bool {
+            self.free
+        }
+        fn spend(&mut self, _server: usize, _t: f64, ms: f64) {
+            self.spent_ms += ms;
+        }
+        fn slots(&self) -> u32 {
+            1
+        }
+    }
+
+    type Log = Rc<RefCell<Vec<(f64, Message)>>>;
+
+    /// A rule that hears `subscription`, writes down what it hears in its
+    /// log and probes server 2 after each pick.
+    struct Listener {
+        subscription: Subscription,
+        log: Log,
+    }
+
+    impl Balancer for Listener {
+        fn pick(&mut self, _request: &Pick, _rng: &mut Rng) -> usize {
+            0
+        }
+        fn pick_eligible(&mut self, _request: &Pick, _rng: &mut Rng, _eligible: &Eligible) -> Option<usize> {
+            Some(0)
+        }
+        fn subscribes(&self) -> Subscription {
+            self.subscription
+        }
+        fn receive(&mut self, now_ms: f64, message: &Message) {
+            self.log.borrow_mut().push((now_ms, *message));
+        }
+        fn send_probes(&mut self, _now_ms: f64, _rng: &mut Rng, to: &mut Vec<usize>) {
+            to.push(2);
+        }
+        fn idle_queue(&self) -> usize {
+            self.log.borrow().iter().filter(|(_, m)| matches!(m, Message::Idle { .. })).count()
+        }
+    }
+
+    fn copies(subscription: Subscription, n: usize) -> (Vec<Box<dyn Balancer>>, Vec<Log>) {
+        let logs: Vec<Log> = (0..n).map(|_| Log::default()).collect();
+        let rules = logs
+            .iter()
+            .map(|log| Box::new(Listener { subscription, log: log.clone() }) as Box<dyn Balancer>)
+            .collect();
+        (rules, logs)
+    }
+
+    fn count(logs: &[Log]) -> Vec<usize> {
+        logs.iter().map(|log| log.borrow().len()).collect()
+    }
+
+    fn last(log: &Log) -> (f64, Message) {
+        *log.borrow().last().expect("heard something")
+    }
+
+    fn idle_servers(log: &Log) -> Vec<usize> {
+        log.borrow()
+            .iter()
+            .filter_map(|(_, m)| match m {
+                Message::Idle { server } => Some(*server),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_rule_that_subscribes_to_nothing_has_no_bus() {
+        assert!(Bus::new(Subscription::NOTHING, 4, 1_000.0, Rng::seed_from_u64(1)).is_none());
+    }
+
+    /// A probe sent at 10 with a round trip of 4 reaches the server at 12,
+    /// and its reply, with the server's figures at 12, comes at 14; the
+    /// probe's cost is the server's time.
+    #[test]
+    fn a_probe_reply_carries_the_server_as_the_probe_found_it_a_round_trip_later() {
+        let subscription =
+            Subscription { probes: Some(Probing { rtt_ms: 4.0, cost_ms: 0.25 }), ..Subscription::NOTHING };
+        let mut bus = Bus::new(subscription, 3, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+        let (mut rules, logs) = copies(subscription, 2);
+        let mut rng = Rng::seed_from_u64(2);
+        bus.picked(10.0, 1, rules[1].as_mut(), &mut rng);
+        let mut servers = Fixed { in_flight: 0, free: true, spent_ms: 0.0 };
+        bus.deliver(11.9, &mut rules, &mut servers);
+        servers.in_flight = 7;
+        bus.deliver(12.0, &mut rules, &mut servers);
+        servers.in_flight = 9;
+        assert_eq!(servers.spent_ms, 0.25, "the probe reached the server at 12 and cost it 0.25 ms");
+        bus.deliver(13.9, &mut rules, &mut servers);
+        assert_eq!(count(&logs), [0, 0], "no reply before 14");
+        bus.deliver(14.0, &mut rules, &mut servers);
+        assert_eq!(count(&logs), [0, 1], "the reply goes to the copy that probed");
+        assert_eq!(
+            last(&logs[1]),
+            (14.0, Message::ProbeReply { server: 2, reached_ms: 12.0, in_flight: 7, latency_ms: None })
+        );
+    }
+
+    /// One slot, a report period of 200 ms: requests busy 0 to 50 and 100
+    /// to 150 make the period's utilization 100 / 200 and its rate 2 in
+    /// 0.2 s; a completion in the next period brings those figures to the
+    /// copy whose request it was.
+    #[test]
+    fn a_per_call_load_report_carries_the_last_closed_period() {
+        let subscription = Subscription {
+            load_reports: Some(Reporting { period_ms: 200.0, out_of_band: false }),
+            ..Subscription::NOTHING
+        };
+        let mut bus = Bus::new(subscription, 1, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+        let (mut rules, logs) = copies(subscription, 2);
+        let served = |copy, arrival_ms, done_ms, ok| Served {
+            copy,
+            server: 0,
+            arrival_ms,
+            start_ms: arrival_ms,
+            done_ms,
+            ok,
+            in_flight: 0,
+        };
+        bus.served(served(0, 0.0, 50.0, true));
+        bus.served(served(0, 100.0, 150.0, false));
+        bus.served(served(1, 210.0, 230.0, true));
+        let mut servers = Fixed { in_flight: 0, free: false, spent_ms: 0.0 };
+        bus.deliver(229.0, &mut rules, &mut servers);
+        assert_eq!(count(&logs), [2, 0]);
+        bus.deliver(230.0, &mut rules, &mut servers);
+        assert_eq!(
+            last(&logs[1]),
+            (230.0, Message::LoadReport { server: 0, qps: 10.0, eps: 5.0, utilization: 0.5 })
+        );
+    }
+
+    /// Out of band: at each period's end every copy hears every server.
+    #[test]
+    fn out_of_band_reports_reach_every_copy_every_period() {
+        let subscription = Subscription {
+            load_reports: Some(Reporting { period_ms: 100.0, out_of_band: true }),
+            ..Subscription::NOTHING
+        };
+        let mut bus = Bus::new(subscription, 2, 250.0, Rng::seed_from_u64(1)).expect("subscribed");
+        let (mut rules, logs) = copies(subscription, 3);
+        let mut servers = Fixed { in_flight: 0, free: false, spent_ms: 0.0 };
+        bus.deliver(1e9, &mut rules, &mut servers);
+        assert_eq!(count(&logs), [4, 4, 4], "periods end at 100 and 200 (250 is the last arrival)");
+    }
+
+    /// Every server announces itself at 0 to one copy; a server that
+    /// finishes with a free slot and is in no queue announces again, one
+    /// in a queue does not, and one assigned a request leaves its queue.
+    /// With `sampled` = 3 of 3 copies the shortest queue takes it.
+    #[test]
+    fn an_idle_server_joins_one_copy_and_the_shortest_of_those_sampled() {
+        let subscription = Subscription { idle: Some(Joining { sampled: 3 }), ..Subscription::NOTHING };
+        let mut bus = Bus::new(subscription, 3, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+        let (mut rules, logs) = copies(subscription, 3);
+        let mut servers = Fixed { in_flight: 0, free: true, spent_ms: 0.0 };
+        bus.deliver(0.0, &mut rules, &mut servers);
+        let mut counts = count(&logs);
+        counts.sort_unstable();
+        assert_eq!(counts, [1, 1, 1], "three servers over three copies, the shortest each time");
+        let holder = (0..3).find(|&c| idle_servers(&logs[c]).contains(&1)).expect("s1 joined one");
+        bus.served(Served {
+            copy: holder,
+            server: 1,
+            arrival_ms: 1.0,
+            start_ms: 1.0,
+            done_ms: 5.0,
+            ok: true,
+            in_flight: 0,
+        });
+        bus.served(Served {
+            copy: holder,
+            server: 1,
+            arrival_ms: 1.0,
+            start_ms: 1.0,
+            done_ms: 5.5,
+            ok: true,
+            in_flight: 0,
+        });
+        bus.deliver(5.5, &mut rules, &mut servers);
+        assert_eq!(count(&logs).iter().sum::<usize>(), 4, "s1 finished idle and joined again, once");
+        bus.served(Served {
+            copy: 0,
+            server: 1,
+            arrival_ms: 6.0,
+            start_ms: 6.0,
+            done_ms: 8.0,
+            ok: true,
+            in_flight: 0,
+        });
+        servers.free = false;
+        bus.deliver(8.0, &mut rules, &mut servers);
+        assert_eq!(count(&logs).iter().sum::<usize>(), 4, "no free slot at 8: no announcement");
+    }
+}
