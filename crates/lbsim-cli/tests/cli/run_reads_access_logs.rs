@@ -123,7 +123,10 @@ fn bad_logs_are_refused_naming_what_is_wrong() {
 fn a_10_mb_line_is_skipped_and_counted() {
     let text = [nginx_log(100), "x".repeat(10 << 20), "\n".to_string(), nginx_log(100)].concat();
     let log = file("lbsim-long-line.log", text.as_bytes());
-    let out = lbsim().args(["run", "--log", &log, "--algorithms", "random", "--format", "json"]).output().expect("runs");
+    let out = lbsim()
+        .args(["run", "--log", &log, "--algorithms", "random", "--format", "json"])
+        .output()
+        .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("line 101: longer than 64 KiB"), "{stderr}");
