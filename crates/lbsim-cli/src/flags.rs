@@ -16,7 +16,7 @@ use lbsim_core::presets::{Preset, PRESETS};
 use lbsim_core::scenario::{
     field_spec, Field, FieldKind, FAILURE_KEYS, FIELDS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS,
 };
-use lbsim_core::{url, Scenario, ScenarioError};
+use lbsim_core::{url, AlgorithmId, Scenario, ScenarioError};
 
 use crate::outcome::{bad, Failure};
 
@@ -49,7 +49,17 @@ pub fn field_help(key: &str) -> String {
         FieldKind::Choice | FieldKind::Text => field.allowed(),
     };
     let default = match (key, Scenario::default().get(key)) {
-        ("algorithms", _) => "all".to_string(),
+        // The classic rules, so a scenario's report keeps its rules as the
+        // current ones are added (`AlgorithmId::classic`).
+        ("algorithms", _) => {
+            let current: Vec<&str> =
+                AlgorithmId::ALL.iter().filter(|a| a.is_current()).map(|a| a.id()).collect();
+            if current.is_empty() {
+                "all".to_string()
+            } else {
+                format!("all but {}", current.join(", "))
+            }
+        }
         ("names", _) => "s1..sN".to_string(),
         ("events", _) => "none: a fixed, healthy pool".to_string(),
         (_, Some(text)) if text.is_empty() => "all 1".to_string(),

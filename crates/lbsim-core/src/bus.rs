@@ -43,12 +43,30 @@ pub(crate) trait Servers {
 /// What happens at an instant, in the order the bus takes kinds at one.
 #[derive(Clone, Copy, Debug)]
 enum What {
-    Start { server: u32 },
-    End { server: u32, copy: u32, ok: bool, arrived_in_flight: u32, latency_ms: f64 },
-    Announce { server: u32 },
+    Start {
+        server: u32,
+    },
+    End {
+        server: u32,
+        copy: u32,
+        ok: bool,
+        arrived_in_flight: u32,
+        latency_ms: f64,
+    },
+    Announce {
+        server: u32,
+    },
     Period,
-    Reach { server: u32, copy: u32 },
-    Reply { copy: u32, message: Message },
+    Reach {
+        server: u32,
+        copy: u32,
+    },
+    /// A reply waiting in [`Bus::replies`] (kept apart so events stay small
+    /// to move in the heap).
+    Reply {
+        copy: u32,
+        reply: u32,
+    },
 }
 
 impl What {
@@ -165,6 +183,9 @@ pub(crate) struct Bus {
     meters: Vec<Meter>,
     rng: Rng,
     probes: Vec<usize>,
+    /// Probe replies on their way, and the free places among them.
+    replies: Vec<Message>,
+    free_replies: Vec<u32>,
     /// No period ends after this (the last arrival), so a run's bus runs dry.
     horizon_ms: f64,
 }
@@ -204,6 +225,8 @@ impl Bus {
             meters: alloc::vec![meter; servers],
             rng,
             probes: Vec::new(),
+            replies: Vec::new(),
+            free_replies: Vec::new(),
             horizon_ms,
         };
         if subscription.idle.is_some() {
@@ -331,9 +354,22 @@ impl Bus {
                         servers.spend(s, t, probing.cost_ms);
                     }
                     let message = Message::ProbeReply { server: s, reached_ms: t, in_flight, latency_ms };
-                    self.push(t + probing.rtt_ms / 2.0, What::Reply { copy, message });
+                    let reply = match self.free_replies.pop() {
+                        Some(free) => {
+                            self.replies[free as usize] = message;
+                            free
+                        }
+                        None => {
+                            self.replies.push(message);
+                            (self.replies.len() - 1) as u32
+                        }
+                    };
+                    self.push(t + probing.rtt_ms / 2.0, What::Reply { copy, reply });
                 }
-                What::Reply { copy, message } => copies[copy_of(copy)].receive(t, &message),
+                What::Reply { copy, reply } => {
+                    self.free_replies.push(reply);
+                    copies[copy_of(copy)].receive(t, &self.replies[reply as usize]);
+                }
             }
         }
     }

@@ -239,7 +239,7 @@ impl AlgorithmRun {
 }
 
 /// Figures of the drawn stream itself.
-fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
+fn realized(scenario: &Scenario, workload: &Workload, keys: &balancer::UserKeys) -> Realized {
     let n = workload.requests.len();
     let horizon = workload.horizon_ms();
     let total_work: f64 = workload.requests.iter().map(|r| r.work_ms).sum();
@@ -272,7 +272,10 @@ fn realized(scenario: &Scenario, workload: &Workload) -> Realized {
         top10_share: share(heaviest.iter().map(|&(c, _)| c).sum()),
         heaviest_keys: heaviest
             .iter()
-            .map(|&(c, u)| KeyShare { key: alloc::format!("user-{u}"), share: share(c) })
+            .map(|&(c, u)| {
+                let key = keys.name(u).map_or_else(|| alloc::format!("user-{u}"), String::from);
+                KeyShare { key, share: share(c) }
+            })
             .collect(),
     }
 }
@@ -313,10 +316,23 @@ impl Prepared {
     ) -> Result<Prepared, ScenarioError> {
         let mut scenario = scenario.clone();
         scenario.requests = traffic.requests.len() as u64;
+        // The log's keys are its users (a request's `user` indexes them):
+        // the realized figures count requests per user, and a log may
+        // hold more keys than the scenario's `users`.
+        scenario.users = traffic.keys.len().max(1) as u32;
         scenario.validate()?;
         scenario.algorithms = scenario.rules();
         let workload = Workload::given(&scenario, &traffic.requests, traffic.classed);
-        let pool = scenario.pool();
+        let mut pool = scenario.pool();
+        // Keys `user-k` are what the rules hash already; any other key is
+        // hashed as the log wrote it.
+        let lbsim_keys = traffic.keys.iter().enumerate().all(|(i, key)| {
+            let number = key.strip_prefix("user-").filter(|n| !n.starts_with('0'));
+            number.and_then(|n| n.parse::<usize>().ok()) == Some(i + 1)
+        });
+        if !lbsim_keys {
+            pool.keys = balancer::UserKeys::logged(traffic.keys.iter().cloned().collect());
+        }
         Ok(Prepared { scenario, workload, pool })
     }
 
@@ -421,7 +437,7 @@ impl Prepared {
     pub fn report(&self, results: Vec<AlgorithmResult>) -> Report {
         let results = crate::report::in_canonical_order(results);
         Report {
-            realized: realized(&self.scenario, &self.workload),
+            realized: realized(&self.scenario, &self.workload, &self.pool.keys),
             scenario: self.scenario.clone(),
             results,
         }

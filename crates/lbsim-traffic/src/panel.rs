@@ -446,14 +446,15 @@ fn draw_rate(rate: &[f64]) {
         .unwrap_or_else(|| String::from("#888"));
     ctx.clear_rect(0.0, 0.0, w, h);
     let top = rate.iter().copied().fold(0.0, f64::max).max(1.0);
-    let pad = 4.0 * scale;
+    // The label above the line's highest point, not on it.
+    let (pad, top_pad) = (4.0 * scale, 16.0 * scale);
     ctx.set_stroke_style_str(&colour);
     ctx.set_line_width(1.5 * scale);
     ctx.begin_path();
     let n = rate.len().max(2) - 1;
     for (i, r) in rate.iter().enumerate() {
         let x = pad + (w - 2.0 * pad) * i as f64 / n as f64;
-        let y = h - pad - (h - 2.0 * pad) * r / top;
+        let y = h - pad - (h - pad - top_pad) * r / top;
         if i == 0 {
             ctx.move_to(x, y);
         } else {

@@ -56,6 +56,10 @@ impl LogRead {
     /// says: its `log-kind`, `log-format` and `work-from`.
     #[wasm_bindgen(constructor)]
     pub fn new(link: &str, fields: Array) -> Result<LogRead, String> {
+        // A bug's message in the worker's console, not only "unreachable".
+        std::panic::set_hook(Box::new(|info| {
+            web_sys::console::error_1(&JsValue::from_str(&info.to_string()))
+        }));
         let scenario = scenario(link, &fields)?;
         Ok(LogRead { reader: LogReader::new(LogSettings::of(&scenario)) })
     }

@@ -11,7 +11,7 @@ use lbsim_core::url;
 use lbsim_protocol::{wire, FromWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Event, HtmlDetailsElement};
+use web_sys::{Event, HtmlDetailsElement, HtmlSelectElement};
 
 use crate::controls;
 use crate::dom::{by_id, on, on_id, set_body_data, set_hidden, set_text, window};
@@ -43,6 +43,9 @@ fn shown(bytes: Uint8Array, name: String, fitted: String) {
     schedule_url();
     write_url(false);
     set_hidden("lesson", true);
+    if let Some(picker) = by_id::<HtmlSelectElement>("preset") {
+        picker.set_value("");
+    }
     run::drawn(0, *report);
     set_body_data("source", "file");
     set_text("status-text", &format!("This run came from a file, {name}, read in this browser only."));

@@ -62,8 +62,9 @@ struct Xtask {
 #[derive(Subcommand)]
 enum Task {
     /// The whole gate, in order, as CI runs it: fmt, clippy, layers,
-    /// tests, docs-check, conformance (NGINX and HAProxy), the core
-    /// without std, native against wasm, the browser tests.
+    /// tests, docs-check, conformance (NGINX and HAProxy), the testbed's
+    /// short run, the core without std, native against wasm, the browser
+    /// tests.
     ///
     /// A part that cannot run fails the gate unless it is skipped by name;
     /// the last line counts the parts that passed, failed and were skipped.

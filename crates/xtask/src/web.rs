@@ -244,5 +244,7 @@ pub fn browser(files: &[String]) -> Result<(), String> {
 /// transferred gzipped (`cargo xtask bench page`).
 pub fn bench_page() -> Result<(), String> {
     step("page: input to redrawn plots, first plot, bytes transferred (headless Chromium)");
-    node_with_browser(&["tests/support/bench-page.mjs"])
+    node_with_browser(&["tests/support/bench-page.mjs"])?;
+    // The "Your traffic" panel: a 1M-line log from the pick to every plot.
+    node_with_browser(&["tests/support/bench-traffic.mjs"])
 }

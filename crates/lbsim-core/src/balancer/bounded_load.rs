@@ -24,7 +24,7 @@
 use alloc::vec::Vec;
 
 use super::consistent_hash::Ring;
-use super::rule::{Balancer, Eligible, PerUser, Pick, Pool, Unfinished};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool, Unfinished, UserKeys};
 use crate::rng::Rng;
 
 /// HAProxy's allowance for a server with weight `weight`, whose
@@ -93,6 +93,8 @@ pub struct BoundedLoad {
     served: u64,
     /// Each user's key hashed on the ring (which never changes in a run).
     key_hashes: PerUser<u64>,
+    /// The key hashed for each user.
+    keys: UserKeys,
 }
 
 impl BoundedLoad {
@@ -108,6 +110,7 @@ impl BoundedLoad {
             unfinished: Unfinished::new(pool.len()),
             served: 0,
             key_hashes: PerUser::new(u64::MAX),
+            keys: pool.keys.clone(),
         }
     }
 
@@ -141,7 +144,7 @@ impl Balancer for BoundedLoad {
     fn pick(&mut self, request: &Pick, _rng: &mut Rng) -> usize {
         let h = match self.key_hashes.get(request.user) {
             Some(h) => h,
-            None => self.key_hashes.keep(request.user, self.ring.key_hash(request.key().as_bytes())),
+            None => self.key_hashes.keep(request.user, self.ring.key_hash(self.keys.key(request).as_bytes())),
         };
         let quota = self.quota();
         self.ring.walk_nearest(h).find(|&s| self.admits(&quota, s)).unwrap_or(0)
@@ -164,7 +167,7 @@ impl Balancer for BoundedLoad {
         if !eligible.any() {
             return None;
         }
-        let h = self.ring.key_hash(request.key().as_bytes());
+        let h = self.ring.key_hash(self.keys.key(request).as_bytes());
         let quota = self.quota();
         let mut first_allowed = None;
         // HAProxy's tree holds the usable servers' points only, so its

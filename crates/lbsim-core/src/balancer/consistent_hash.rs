@@ -15,7 +15,7 @@
 use alloc::vec::Vec;
 
 use super::builder::Builder;
-use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool, UserKeys};
 use crate::hash::HashFn;
 use crate::rng::Rng;
 
@@ -187,12 +187,14 @@ pub struct ConsistentHash {
     ring: Ring,
     /// Each user's server (the ring never changes during a run).
     owners: PerUser<u32>,
+    /// The key hashed for each user.
+    keys: UserKeys,
 }
 
 impl ConsistentHash {
     /// The ring of `pool`.
     pub fn new(pool: &Pool) -> ConsistentHash {
-        ConsistentHash { ring: Ring::new(pool), owners: PerUser::new(u32::MAX) }
+        ConsistentHash { ring: Ring::new(pool), owners: PerUser::new(u32::MAX), keys: pool.keys.clone() }
     }
 }
 
@@ -201,7 +203,7 @@ impl Balancer for ConsistentHash {
         if let Some(owner) = self.owners.get(request.user) {
             return owner as usize;
         }
-        let owner = self.ring.owner(self.ring.key_hash(request.key().as_bytes()));
+        let owner = self.ring.owner(self.ring.key_hash(self.keys.key(request).as_bytes()));
         self.owners.keep(request.user, owner as u32) as usize
     }
 
@@ -224,7 +226,7 @@ impl Balancer for ConsistentHash {
         if !eligible.any() {
             return None;
         }
-        let h = self.ring.key_hash(request.key().as_bytes());
+        let h = self.ring.key_hash(self.keys.key(request).as_bytes());
         self.ring.walk_home_among(h, |s| eligible.available[s]).find(|&s| eligible.allows(s))
     }
 }

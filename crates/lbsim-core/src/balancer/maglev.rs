@@ -28,7 +28,7 @@
 use alloc::vec::Vec;
 
 use super::builder::Builder;
-use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool, UserKeys};
 use crate::hash::{HashFn, KeyBuf};
 use crate::rng::Rng;
 
@@ -124,6 +124,8 @@ pub struct Maglev {
     built_over: Vec<bool>,
     /// Each user's server in this table.
     owners: PerUser<u32>,
+    /// The key hashed for each user.
+    keys: UserKeys,
 }
 
 impl Maglev {
@@ -149,6 +151,7 @@ impl Maglev {
             weights: pool.weights.clone(),
             built_over: Vec::new(),
             owners: PerUser::new(u32::MAX),
+            keys: pool.keys.clone(),
         };
         maglev.build(&alloc::vec![true; pool.len()], m);
         maglev
@@ -184,7 +187,7 @@ impl Balancer for Maglev {
         if let Some(owner) = self.owners.get(request.user) {
             return owner as usize;
         }
-        let owner = Maglev::lookup(&self.table, self.hash.hash(request.key().as_bytes()));
+        let owner = Maglev::lookup(&self.table, self.hash.hash(self.keys.key(request).as_bytes()));
         self.owners.keep(request.user, owner as u32) as usize
     }
 
@@ -203,7 +206,7 @@ impl Balancer for Maglev {
         if !eligible.any() {
             return None;
         }
-        let home = (self.hash.hash(request.key().as_bytes()) % self.table.len() as u64) as usize;
+        let home = (self.hash.hash(self.keys.key(request).as_bytes()) % self.table.len() as u64) as usize;
         if let Some(s) = self.probe(home, eligible) {
             return Some(s);
         }

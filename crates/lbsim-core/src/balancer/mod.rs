@@ -17,7 +17,7 @@ pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
     effective_weights, fewer_per_weight, uniform_among, Balancer, Counts, Eligible, PerUser, Pick, Pool,
-    Unfinished, WeightedDraw, REJECTION_TRIES,
+    Unfinished, UserKeys, WeightedDraw, REJECTION_TRIES,
 };
 pub use crate::rng::{below, Rng};
 
@@ -26,6 +26,8 @@ pub mod builder;
 pub mod consistent_hash;
 mod fwlc;
 mod fwrr;
+#[cfg(feature = "current-rules")]
+pub mod jiq;
 pub mod least_connections;
 pub mod least_request;
 pub mod maglev;
@@ -54,8 +56,35 @@ macro_rules! in_program {
     };
 }
 
+/// Whether a row is marked `[current]`.
+macro_rules! is_current {
+    () => {
+        false
+    };
+    (current) => {
+        true
+    };
+}
+
+/// A fresh copy of a row's rule. A `[current]` row's module is built only
+/// with the `current-rules` feature; without it validation refuses the
+/// rule before any run (`Scenario::validate`), so this arm is never taken,
+/// and gives round robin rather than a panic if it ever were.
+macro_rules! build_row {
+    ($rule:ty, $pool:expr,) => {
+        Box::new(<$rule>::new($pool))
+    };
+    ($rule:ty, $pool:expr, current) => {{
+        #[cfg(feature = "current-rules")]
+        let rule: Box<dyn Balancer> = Box::new(<$rule>::new($pool));
+        #[cfg(not(feature = "current-rules"))]
+        let rule: Box<dyn Balancer> = Box::new(round_robin::RoundRobin::new($pool));
+        rule
+    }};
+}
+
 macro_rules! algorithms {
-    ($($variant:ident => $id:literal, $rule:ty, $colour:literal, $doc:literal,
+    ($($variant:ident $([$gate:ident])? => $id:literal, $rule:ty, $colour:literal, $doc:literal,
         $setup:ident, config($nginx:ident, $haproxy:ident, $envoy:ident);)*) => {
         /// The stable id of an algorithm (CLI, URL, JSON).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -91,6 +120,14 @@ macro_rules! algorithms {
                 match self { $(AlgorithmId::$variant => Setup::$setup,)* }
             }
 
+            /// Whether the rule is one of those production uses now (its
+            /// row marked `[current]`): its code is built only with the
+            /// core's `current-rules` feature, which the page's first
+            /// module leaves out (docs/model.md#the-rules-and-whom-they-follow).
+            pub fn is_current(self) -> bool {
+                match self { $(AlgorithmId::$variant => is_current!($($gate)?),)* }
+            }
+
             /// What NGINX, HAProxy and Envoy call the rule, where they
             /// have it (`lbsim config` writes it).
             pub fn in_programs(self) -> InPrograms {
@@ -106,7 +143,7 @@ macro_rules! algorithms {
 
         /// A fresh balancer copy for `pool`.
         pub fn build(id: AlgorithmId, pool: &Pool) -> Box<dyn Balancer> {
-            match id { $(AlgorithmId::$variant => Box::new(<$rule>::new(pool)),)* }
+            match id { $(AlgorithmId::$variant => build_row!($rule, pool, $($gate)?),)* }
         }
     };
 }
@@ -151,6 +188,11 @@ algorithms! {
     Rendezvous => "rendezvous", rendezvous::Rendezvous, 0x999933,
         "highest random weight",
         ScoresPerUser, config(None, None, None);
+    // The rules production uses now, messages from the servers their input
+    // (`[current]`: built with the `current-rules` feature only).
+    Jiq [current] => "jiq", jiq::Jiq, 0xCC6677,
+        "join the idle queue: idle servers announce themselves to one of many balancers (Lu et al. 2011)",
+        Nothing, config(None, None, None);
 }
 
 // Which rules a builder has lives beside the registry, so `builder.rs`
@@ -204,7 +246,24 @@ impl AlgorithmId {
             RoundRobin | Random | LeastConnections | PowerOfTwo | LeastRequest | PeakEwma | BoundedLoad => {
                 false
             }
+            Jiq => false,
         }
+    }
+}
+
+impl AlgorithmId {
+    /// Whether this build runs the rule: every classic rule, and the
+    /// current ones where the core has the `current-rules` feature. Every
+    /// id parses in every build (links name them all); a scenario naming
+    /// one this build cannot run is refused by validation.
+    pub fn runs_here(self) -> bool {
+        !self.is_current() || cfg!(feature = "current-rules")
+    }
+
+    /// The rules a scenario runs unless it names its own: the classic
+    /// ones, so a scenario's report does not change as rules are added.
+    pub fn classic() -> alloc::vec::Vec<AlgorithmId> {
+        AlgorithmId::ALL.iter().copied().filter(|a| !a.is_current()).collect()
     }
 }
 
@@ -425,5 +484,37 @@ mod fleet_picks {
         for &id in AlgorithmId::ALL {
             checks::none_when_nothing_allowed(id, &checks::pool(&[2, 1, 1]));
         }
+    }
+}
+
+#[cfg(test)]
+mod current_rules {
+    use crate::scenario::Scenario;
+
+    use super::AlgorithmId;
+
+    /// Every id parses in every build; a build without the `current-rules`
+    /// feature (the page's first module) refuses a scenario naming one,
+    /// naming the rule, and one with it runs it. Run both ways:
+    /// `cargo test -p lbsim-core --lib current_rules` and the same with
+    /// `--no-default-features --features std`.
+    #[test]
+    fn a_current_rule_runs_where_the_build_has_it_and_is_refused_by_name_elsewhere() {
+        let current: alloc::vec::Vec<AlgorithmId> =
+            AlgorithmId::ALL.iter().copied().filter(|a| a.is_current()).collect();
+        assert!(!current.is_empty());
+        for rule in current {
+            assert_eq!(rule.id().parse::<AlgorithmId>(), Ok(rule));
+            let scenario = Scenario { requests: 200, algorithms: alloc::vec![rule], ..Scenario::default() };
+            let verdict = crate::run(&scenario);
+            if cfg!(feature = "current-rules") {
+                assert!(verdict.is_ok(), "{verdict:?}");
+            } else {
+                let error = verdict.err().map(|e| alloc::format!("{e}")).unwrap_or_default();
+                let want = alloc::format!("{} runs in the full simulator, not in this build", rule.id());
+                assert!(error.starts_with("algorithms: ") && error.contains(&want), "{error}");
+            }
+        }
+        assert!(AlgorithmId::classic().iter().all(|a| a.runs_here() && !a.is_current()));
     }
 }

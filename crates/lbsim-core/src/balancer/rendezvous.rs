@@ -26,7 +26,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool, UserKeys};
 use crate::hash::HashFn;
 use crate::rng::Rng;
 
@@ -83,6 +83,8 @@ pub struct Rendezvous {
     hash: HashFn,
     /// Each user's winner over the whole pool.
     winners: PerUser<u32>,
+    /// The key hashed for each user.
+    keys: UserKeys,
 }
 
 impl Rendezvous {
@@ -94,6 +96,7 @@ impl Rendezvous {
             weights: (!pool.equal_weights()).then(|| pool.weights.clone()),
             hash,
             winners: PerUser::new(u32::MAX),
+            keys: pool.keys.clone(),
         }
     }
 
@@ -156,7 +159,7 @@ impl Balancer for Rendezvous {
         if let Some(winner) = self.winners.get(request.user) {
             return winner as usize;
         }
-        let winner = self.lookup(self.hash.hash(request.key().as_bytes()));
+        let winner = self.lookup(self.hash.hash(self.keys.key(request).as_bytes()));
         self.winners.keep(request.user, winner as u32) as usize
     }
 
@@ -177,7 +180,7 @@ impl Balancer for Rendezvous {
         if eligible.all() || eligible.allows(winner) {
             return Some(winner);
         }
-        self.lookup_among(self.hash.hash(request.key().as_bytes()), |s| eligible.allows(s))
+        self.lookup_among(self.hash.hash(self.keys.key(request).as_bytes()), |s| eligible.allows(s))
     }
 }
 

@@ -5,6 +5,7 @@
 //! registry above them.
 
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
@@ -26,6 +27,36 @@ impl Pick {
     /// The hashing key `user-{id}`.
     pub fn key(&self) -> KeyBuf {
         KeyBuf::new("user-", u64::from(self.user))
+    }
+}
+
+/// The hashing key of each user: `user-{id}` ([`Pick::key`]), or the keys
+/// an access log holds (docs/model.md#your-own-traffic), user k's the
+/// k-th, so a hashing rule places a logged key as the real balancer did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UserKeys {
+    logged: Option<Arc<[String]>>,
+}
+
+impl UserKeys {
+    /// A log's keys, user k's at `keys[k - 1]`.
+    pub fn logged(keys: Arc<[String]>) -> UserKeys {
+        UserKeys { logged: Some(keys) }
+    }
+
+    /// The key a rule hashes for a request.
+    #[inline]
+    pub fn key(&self, request: &Pick) -> KeyBuf {
+        match self.name(request.user) {
+            Some(key) => KeyBuf::text(key),
+            None => request.key(),
+        }
+    }
+
+    /// A logged user's key; `None` for `user-{id}`.
+    pub fn name(&self, user: u32) -> Option<&str> {
+        let keys = self.logged.as_ref()?;
+        keys.get((user as usize).wrapping_sub(1)).map(String::as_str)
     }
 }
 
@@ -187,6 +218,11 @@ pub struct Pool {
     /// NGINX's `max_fails`: a failed attempt lowers a peer's effective
     /// weight by its weight over this (0: never).
     pub max_fails: u32,
+    /// The key the hashing rules hash for each user.
+    pub keys: UserKeys,
+    /// JIQ: copies an idle server samples for the shortest idle queue
+    /// (1: JIQ-Random).
+    pub jiq_sampled: u32,
     /// Envoy least request's `active_request_bias`: with unequal weights
     /// a host's weight is divided by `(active + 1)` to this power.
     pub active_request_bias: f64,
@@ -206,6 +242,8 @@ impl Pool {
             // every rule names, names none of them (a test holds the two equal).
             maglev_size: 65_537,
             max_fails: 1,
+            keys: UserKeys::default(),
+            jiq_sampled: 1,
             active_request_bias: 1.0,
         }
     }

@@ -28,7 +28,7 @@ use alloc::vec::Vec;
 
 use super::builder::Builder;
 use super::round_robin::RoundRobin;
-use super::rule::{Balancer, Eligible, PerUser, Pick, Pool};
+use super::rule::{Balancer, Eligible, PerUser, Pick, Pool, UserKeys};
 use crate::hash::{HashFn, KeyBuf};
 use crate::rng::Rng;
 
@@ -47,6 +47,8 @@ pub struct UserHash {
     round_robin: RoundRobin,
     /// Each user's server over the members, while they stay the same.
     owners: PerUser<u32>,
+    /// The key hashed for each user.
+    keys: UserKeys,
 }
 
 impl UserHash {
@@ -59,6 +61,7 @@ impl UserHash {
             weights: pool.weights.clone(),
             round_robin: RoundRobin::new(pool),
             owners: PerUser::new(u32::MAX),
+            keys: pool.keys.clone(),
         }
     }
 
@@ -95,7 +98,7 @@ impl Balancer for UserHash {
         if let Some(owner) = self.owners.get(request.user) {
             return owner as usize;
         }
-        let owner = self.owner(self.hash_of(request.key().as_bytes()));
+        let owner = self.owner(self.hash_of(self.keys.key(request).as_bytes()));
         self.owners.keep(request.user, owner as u32) as usize
     }
 
@@ -114,7 +117,7 @@ impl Balancer for UserHash {
         if !eligible.any() {
             return None;
         }
-        let key = request.key();
+        let key = self.keys.key(request);
         let mut h = self.hash_of(key.as_bytes());
         let tries = if self.nginx { REHASH_TRIES + 1 } else { REHASH_TRIES };
         for attempt in 1..=tries {

@@ -378,7 +378,7 @@ scenario! {
             "balancer copies, each seeing only its own requests")
         config(Missing(note::COPIES), Missing(note::COPIES), Missing(note::COPIES)),
     /// Algorithms to run, in canonical order.
-    algorithms: Vec<AlgorithmId> = AlgorithmId::ALL.to_vec()
+    algorithms: Vec<AlgorithmId> = AlgorithmId::classic()
         => ("algorithms", NameList, 0.0, 0.0, 0.0, Rules, "algorithms",
             "algorithms to run")
         config(Outside, Outside, Outside),
@@ -627,6 +627,15 @@ scenario! {
         => ("time-scale", Real, 0.01, 100.0, 0.01, Log, "time scale (x rate)",
             "the log's traffic at this many times its rate (arrivals divided by it)")
         applies(|s| s.log.is_some())
+        config(Outside, Outside, Outside),
+    // The parameters of the rules that hear the servers' messages
+    // (docs/model.md#what-a-rule-may-know).
+    /// JIQ: copies an idle server samples, joining the shortest idle queue
+    /// of those (JIQ-SQ(d)); 1 is JIQ-Random.
+    jiq_sampled: u32 = 1, skip_default
+        => ("jiq-sampled", Integer, 1.0, 64.0, 1.0, Servers, "JIQ: copies an idle server samples",
+            "copies an idle server samples for the shortest idle queue (JIQ-SQ(d); 1: JIQ-Random)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Jiq))
         config(Outside, Outside, Outside),
     // The rules production uses now: their parameters.
     /// Envoy least request's `active_request_bias`: with unequal weights a

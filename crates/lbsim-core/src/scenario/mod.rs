@@ -78,6 +78,16 @@ impl Scenario {
         if self.algorithms.is_empty() {
             return Err(row("algorithms").error(""));
         }
+        if let Some(rule) = self.algorithms.iter().find(|a| !a.runs_here()) {
+            return Err(ScenarioError {
+                field: "algorithms".to_string(),
+                value: rule.id().to_string(),
+                allowed: format!(
+                    "the rules of this build; {} runs in the full simulator, not in this build",
+                    rule.id()
+                ),
+            });
+        }
         if !crate::balancer::maglev::is_prime(u64::from(self.maglev_size)) {
             let f = row("maglev-size");
             return Err(ScenarioError {

@@ -23,6 +23,8 @@ impl Scenario {
             builder: self.builder,
             maglev_size: self.maglev_size,
             max_fails: self.max_fails,
+            keys: crate::balancer::UserKeys::default(),
+            jiq_sampled: self.jiq_sampled,
             active_request_bias: self.active_request_bias,
         }
     }

@@ -274,7 +274,7 @@ fn adding_an_algorithm_leaves_the_others_alone() {
 
 #[test]
 fn a_sliced_run_equals_a_run_at_once() {
-    let scenario = Scenario { requests: 5_000, ..Scenario::default() };
+    let scenario = Scenario { requests: 5_000, algorithms: AlgorithmId::ALL.to_vec(), ..Scenario::default() };
     let at_once = lbsim_core::run(&scenario).expect("valid");
     let mut sim = lbsim_core::Simulation::new(&scenario).expect("valid");
     let mut slices = 0;

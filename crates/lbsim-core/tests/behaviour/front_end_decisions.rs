@@ -16,7 +16,12 @@ fn part(scenario: &Scenario, algorithms: Vec<AlgorithmId>) -> Report {
 
 #[test]
 fn parts_dealt_to_workers_merge_into_the_report_of_one_run() {
-    let scenario = Scenario { requests: 3_000, balancers: 2, ..Scenario::default() };
+    let scenario = Scenario {
+        requests: 3_000,
+        balancers: 2,
+        algorithms: AlgorithmId::ALL.to_vec(),
+        ..Scenario::default()
+    };
     let whole = run(&scenario).expect("valid");
     for workers in 1..=4 {
         let mut groups = vec![Vec::new(); workers];

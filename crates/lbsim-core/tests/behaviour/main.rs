@@ -24,6 +24,8 @@ mod grpc_stride_scheduler;
 mod least_connections_pooled_bound;
 mod littles_law;
 mod locality;
+mod log_keys_are_the_users;
+mod logged_keys_are_hashed;
 mod mmc_random_routing;
 mod nginx_ring_matches_the_oracle;
 mod placement_note;

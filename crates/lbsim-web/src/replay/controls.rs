@@ -56,7 +56,7 @@ pub fn build() {
     for i in 0..2 {
         let select = element("select", "");
         select.set_id(&format!("replay-rule-{i}"));
-        for a in AlgorithmId::ALL {
+        for a in AlgorithmId::ALL.iter().filter(|a| a.runs_here()) {
             let option = text_element("option", "", a.id());
             let _ = option.set_attribute("value", a.id());
             let _ = select.append_child(&option);

@@ -32,12 +32,19 @@ pub(super) struct Classes {
     pub(super) slow: Option<Percentiles>,
 }
 
+/// A run whose requests were sent later than this (p99, ms) did not send
+/// the scenario's arrivals: the machine was too busy. It is run again,
+/// at most three times in all (`ATTEMPTS` in `mod.rs`), and fails if the
+/// last is late too.
+pub(super) const LATE_MS: f64 = 15.0;
 /// What was measured of one rule's run.
 pub(super) struct Measured {
     /// At the client: send to the end of the answer.
     pub(super) client: Classes,
     /// At the servers: queue wait plus service, as the servers timed them.
     pub(super) servers_time: Classes,
+    /// The same, each class's values in order (all, quick, slow).
+    pub(super) servers_sorted: [Vec<f64>; 3],
     /// The client's latency less the servers' time: the balancer's own
     /// latency, loopback and the machine's scheduling (p50, p90, p99).
     pub(super) own: Percentiles,
@@ -72,6 +79,14 @@ impl Measured {
         Measured {
             client: classes(|o| o.latency_ms),
             servers_time: classes(|o| o.at_server_ms),
+            servers_sorted: [None, Some(false), Some(true)].map(|class| {
+                let mut values: Vec<f64> = answered()
+                    .filter(|(_, &s)| class.is_none_or(|want| s == want))
+                    .map(|(o, _)| o.at_server_ms)
+                    .collect();
+                values.sort_by(f64::total_cmp);
+                values
+            }),
             own: summary(answered().map(|(o, _)| o.latency_ms - o.at_server_ms)),
             servers: seen.iter().map(|s| (s.requests, s.peak_queue)).collect(),
             unanswered: outcomes.iter().filter(|o| o.status == 0).count(),
@@ -117,6 +132,31 @@ fn within(m: f64, (lo, hi): (f64, f64), tolerance: Tolerance) -> bool {
     m >= lo - widen(lo) && m <= hi + widen(hi)
 }
 
+/// The quantile a figure's name stands for.
+fn quantile(name: &str) -> f64 {
+    match name {
+        "p50" => 0.5,
+        "p90" => 0.9,
+        _ => 0.99,
+    }
+}
+
+/// Whether the measured quantiles a little either side of `q` (by 2
+/// points, or a tenth of the tail beyond `q` where that is less) reach
+/// into the widened range: a percentile that falls on a step of the
+/// distribution (half the requests failing in 1 ms, half served in 20)
+/// jumps across it when the step's share moves by a point, and is held
+/// by its rank instead.
+fn within_by_rank(sorted: &[f64], q: f64, (lo, hi): (f64, f64), tolerance: Tolerance) -> bool {
+    if sorted.is_empty() {
+        return false;
+    }
+    let delta = ((1.0 - q) / 10.0).min(0.02);
+    let at = |p: f64| sorted[(((p * sorted.len() as f64).ceil() as usize).max(1) - 1).min(sorted.len() - 1)];
+    let widen = |x: f64| (tolerance.rel * x).max(tolerance.abs_ms);
+    at(q - delta) <= hi + widen(hi) && at(q + delta) >= lo - widen(lo)
+}
+
 /// Compares `measured` with the prediction: each latency figure at the
 /// servers within the range over seeds widened by the tolerance; each
 /// server's share (exactly the main seed's for rules that place by key);
@@ -158,7 +198,12 @@ pub(super) fn compare(
         {
             let Some(range) = prediction.range(|r| class(&r.latency_ms).map(pick)) else { continue };
             let (p, m, c) = (pick(p), pick(m), pick(c));
-            let ok = within(m, range, tolerance);
+            let sorted = &measured.servers_sorted[match name {
+                "all" => 0,
+                "quick" => 1,
+                _ => 2,
+            }];
+            let ok = within(m, range, tolerance) || within_by_rank(sorted, quantile(q), range, tolerance);
             let a = article
                 .and_then(|a| class(&a.latency_ms))
                 .map_or("-".to_string(), |a| format!("{:.1}", pick(a)));
@@ -239,12 +284,12 @@ pub(super) fn compare(
             errors.0, errors.1, measured.errors
         ));
     }
-    if measured.late.p99 > super::LATE_MS {
+    if measured.late.p99 > LATE_MS {
         beyond.push(format!(
             "requests sent late (p99 {:.1} ms, more than {} ms): the machine was too busy to send the scenario's \
              arrivals; run again when it is quieter",
             measured.late.p99,
-            super::LATE_MS
+            LATE_MS
         ));
     }
     let _ = writeln!(
@@ -276,4 +321,25 @@ fn pick_p90(p: &Percentiles) -> f64 {
 }
 fn pick_p99(p: &Percentiles) -> f64 {
     p.p99
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The black hole under least connections: about half the requests
+    /// fail in 1 ms, the rest are served in 20. A median predicted at
+    /// 1 ms (50.4% failing) agrees with one measured at 20 (49.1%
+    /// failing) by rank, and not with a run where none failed.
+    #[test]
+    fn a_percentile_on_a_step_agrees_by_its_rank() {
+        let step: Vec<f64> = (0..1000).map(|i| if i < 491 { 1.0 } else { 20.0 }).collect();
+        assert!(!within(20.0, (1.0, 1.0), TOLERANCE));
+        assert!(within_by_rank(&step, 0.5, (1.0, 1.0), TOLERANCE));
+        let served = vec![20.0; 1000];
+        assert!(!within_by_rank(&served, 0.5, (1.0, 1.0), TOLERANCE));
+        // At p99 the rank moves by a tenth of the tail: 0.1 point.
+        let tail: Vec<f64> = (0..1000).map(|i| if i < 985 { 20.0 } else { 400.0 }).collect();
+        assert!(!within_by_rank(&tail, 0.99, (20.0, 20.0), TOLERANCE));
+    }
 }

@@ -35,7 +35,7 @@ mod compare;
 mod load;
 mod servers;
 
-use compare::{Measured, TOLERANCE};
+use compare::{Measured, LATE_MS, TOLERANCE};
 
 use servers::Servers;
 
@@ -49,10 +49,7 @@ const FRONT: u16 = 18461;
 /// figure must fall (docs/testbed.md#noise-and-tolerance).
 const SEEDS: u64 = 5;
 
-/// A run whose requests were sent later than this (p99, ms) did not send
-/// the scenario's arrivals: the machine was too busy. It is run again,
-/// at most [`ATTEMPTS`] times in all, and fails if the last is late too.
-const LATE_MS: f64 = 5.0;
+/// The most runs of one rule when its requests are sent late.
 const ATTEMPTS: u32 = 3;
 
 /// The most client threads, whatever the prediction's peak.
@@ -345,15 +342,14 @@ fn on(
     Ok(beyond)
 }
 
-/// The rule as the program's config names it.
+/// The rule as the program's registry row names it (`NGINX 1.22 LeastConn`).
 fn rule_in(program: Program, rule: AlgorithmId) -> String {
     let row = rule.in_programs();
-    match program {
-        Program::Nginx => format!("NGINX {:?}", row.nginx),
-        _ => format!("HAProxy {:?}", row.haproxy),
-    }
-    .replace("Some(", "")
-    .replace(')', "")
+    let name = match program {
+        Program::Nginx => row.nginx.map(|r| format!("{r:?}")),
+        _ => row.haproxy.map(|r| format!("{r:?}")),
+    };
+    format!("{} {}", program.name(), name.unwrap_or_default())
 }
 
 /// The spread between two runs of the same rule: each latency figure's

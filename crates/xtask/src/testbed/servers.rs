@@ -15,8 +15,8 @@
 //!
 //! Sleeping alone overshoots by the timer's slack (50 µs and more), so
 //! every wait sleeps to a quarter millisecond before its deadline and
-//! spins the rest, yielding (`wait_until`): longer spins would take the
-//! cores the balancer needs. Each answer's lateness against its booked
+//! spins the rest (`wait_until`): longer spins would take the cores the
+//! balancer needs. Each answer's lateness against its booked
 //! end is kept, the servers' own error; a slot is free again at its booked
 //! end whatever that lateness, so the queue is the model's.
 
@@ -37,15 +37,17 @@ const IDLE: Duration = Duration::from_secs(120);
 /// How long before a deadline a wait stops sleeping and spins.
 const SPIN: Duration = Duration::from_micros(250);
 
-/// Sleeps to `deadline`, spinning (yielding) over its last
+/// Sleeps to `deadline`, spinning over its last
 /// [`SPIN`]; returns how late it woke.
 pub(super) fn wait_until(deadline: Instant) -> Duration {
     let now = Instant::now();
     if deadline > now + SPIN {
         std::thread::sleep(deadline - now - SPIN);
     }
+    // Not yielding: on a machine busy with builds a yield gives the core
+    // away for a whole time slice, milliseconds past the deadline.
     while Instant::now() < deadline {
-        std::thread::yield_now();
+        std::hint::spin_loop();
     }
     Instant::now() - deadline
 }
