@@ -94,7 +94,9 @@ pub fn within_memory<T: Send>(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads as usize)
         .build()
-        .map_err(|e| Failure::Input(format!("threads: {e}")))?;
+        // A machine that cannot give the threads their stacks cannot give
+        // the run either: the same refusal, with the size.
+        .map_err(|_| refused())?;
     pool.broadcast(|_| drop(std::hint::black_box(vec![0u8; 64])));
     let mut probe: Vec<u8> = Vec::new();
     probe.try_reserve_exact(usize::try_from(peak).map_err(|_| refused())?).map_err(|_| refused())?;

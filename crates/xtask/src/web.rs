@@ -202,22 +202,30 @@ fn cli() -> Result<String, String> {
 /// Builds `dist/`, then runs `node` on `script` with what it needs in the
 /// environment.
 fn node_with_browser(args: &[&str]) -> Result<(), String> {
+    nodes_with_browser(&[args])
+}
+
+/// Builds `dist/` once, then runs `node` with each of `runs` in turn.
+fn nodes_with_browser(runs: &[&[&str]]) -> Result<(), String> {
     let dist = build()?;
     ensure_chromium()?;
     ensure_node()?;
     ensure_npm_packages()?;
     let native = native_harness()?;
     let cli = cli()?;
-    run_command(
-        Command::new("node")
-            .args(args)
-            .current_dir(root())
-            .env("LBSIM_DIST", &dist)
-            .env("LBSIM_NATIVE", &native)
-            .env("LBSIM_CLI", &cli)
-            .env("LBSIM_CHROMIUM", CHROMIUM)
-            .env("LBSIM_OUTPUT", root().join("test-output")),
-    )
+    for args in runs {
+        run_command(
+            Command::new("node")
+                .args(*args)
+                .current_dir(root())
+                .env("LBSIM_DIST", &dist)
+                .env("LBSIM_NATIVE", &native)
+                .env("LBSIM_CLI", &cli)
+                .env("LBSIM_CHROMIUM", CHROMIUM)
+                .env("LBSIM_OUTPUT", root().join("test-output")),
+        )?;
+    }
+    Ok(())
 }
 
 /// Browser tests in headless Chromium against the built `dist/`;
@@ -244,7 +252,6 @@ pub fn browser(files: &[String]) -> Result<(), String> {
 /// transferred gzipped (`cargo xtask bench page`).
 pub fn bench_page() -> Result<(), String> {
     step("page: input to redrawn plots, first plot, bytes transferred (headless Chromium)");
-    node_with_browser(&["tests/support/bench-page.mjs"])?;
-    // The "Your traffic" panel: a 1M-line log from the pick to every plot.
-    node_with_browser(&["tests/support/bench-traffic.mjs"])
+    // Then the "Your traffic" panel: a 1M-line log from the pick to every plot.
+    nodes_with_browser(&[&["tests/support/bench-page.mjs"], &["tests/support/bench-traffic.mjs"]])
 }

@@ -3,9 +3,10 @@
 
 use crate::{json, lbsim, stdout};
 
-/// Every rule, from the core's one registry.
+/// The rules a scenario runs unless it names its own, from the core's one
+/// registry (the classic ones).
 fn all() -> Vec<&'static str> {
-    lbsim_core::AlgorithmId::ALL.iter().map(|a| a.id()).collect()
+    lbsim_core::AlgorithmId::classic().iter().map(|a| a.id()).collect()
 }
 
 fn result<'a>(report: &'a serde_json::Value, algorithm: &str) -> &'a serde_json::Value {
