@@ -3,11 +3,8 @@
 //! (docs/cli.md#lbsim-fit-a-scenario-fitted-to-an-access-log). The estimators are the core's
 //! (`lbsim_core::fit`); this prints them.
 
-use std::fs::File;
-use std::io::{self, Read};
-
 use clap::Args;
-use lbsim_core::access_log::{LogReader, LogSettings, Traffic};
+use lbsim_core::access_log::Traffic;
 use lbsim_core::fit::{fit as fit_traffic, Fit, Observed};
 use lbsim_core::url::{self, Views};
 use serde::Serialize;
@@ -33,30 +30,6 @@ pub struct FitArgs {
     pub base: String,
 }
 
-/// Bytes handed to the reader at a time: lines may span chunks.
-const CHUNK: usize = 1 << 16;
-
-/// Reads a log whole into the core's reader, as a stream.
-fn read_log(path: &str, settings: LogSettings) -> Result<Traffic, Failure> {
-    let mut source: Box<dyn Read> = if path == "-" {
-        Box::new(io::stdin().lock())
-    } else {
-        Box::new(File::open(path).map_err(|e| bad("log", path, format!("a readable file ({e})")))?)
-    };
-    let mut reader = LogReader::new(settings);
-    let mut chunk = vec![0u8; CHUNK];
-    loop {
-        let n = match source.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(bad("log", path, format!("a readable file ({e})"))),
-        };
-        reader.push(&chunk[..n]).map_err(|e| Failure::Input(e.to_string()))?;
-    }
-    reader.finish().map_err(|e| Failure::Input(e.to_string()))
-}
-
 /// The JSON form: the fit and the whole link.
 #[derive(Serialize)]
 struct FitJson<'a> {
@@ -69,8 +42,12 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
     if args.base.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err(bad("base", &args.base, "a URL without spaces or control characters"));
     }
-    let base = args.sources.scenario()?;
-    let traffic = read_log(&args.file, LogSettings::of(&base))?;
+    let mut base = args.sources.scenario()?;
+    // Read as `lbsim run --log` reads (plain or gzip, memory bounded); the
+    // fit sets the fleet itself, so the log's servers are not made it here.
+    base.log = Some(args.file.clone());
+    let traffic =
+        crate::log::read(&mut base, true)?.ok_or_else(|| bad("log", &args.file, "an access log to fit"))?;
     let fitted = fit_traffic(&Observed::from(&traffic), &base).map_err(|e| Failure::Input(e.to_string()))?;
     let link = url::share_link(&args.base, &fitted.scenario, None, &Views::default());
     match args.format {
@@ -79,8 +56,8 @@ pub fn fit(args: &FitArgs) -> Result<(), Failure> {
     }
 }
 
-/// The estimates as aligned columns, the arrivals over time in a line,
-/// the reader's notes and the link.
+/// The estimates as aligned columns, the arrivals over time in a line and
+/// the link (the reader's notes go to standard error, as for `lbsim run`).
 fn table(fit: &Fit, traffic: &Traffic, link: &str) -> String {
     let goodness = |e: &lbsim_core::fit::Estimate| match &e.goodness {
         None => String::new(),
@@ -122,9 +99,6 @@ fn table(fit: &Fit, traffic: &Traffic, link: &str) -> String {
             "Not fitted: {} errors and {} retries the log counts\n",
             traffic.errors, traffic.retries
         );
-    }
-    for note in &traffic.notes {
-        out += &format!("Note: {note}\n");
     }
     out += &format!("Link (the fitted numbers only): {link}\n");
     out

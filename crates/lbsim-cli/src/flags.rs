@@ -46,7 +46,8 @@ pub fn field_help(key: &str) -> String {
             format!("{}, at most {} characters", field.meaning, field.max)
         }
         FieldKind::NameList | FieldKind::Events => format!("{}: {}", field.meaning, field.allowed()),
-        FieldKind::Choice | FieldKind::Text => field.allowed(),
+        FieldKind::Text => format!("{}, at most {} characters", field.meaning, field.max),
+        FieldKind::Choice => field.allowed(),
     };
     let default = match (key, Scenario::default().get(key)) {
         // The classic rules, so a scenario's report keeps its rules as the

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
 use flate2::bufread::MultiGzDecoder;
-use lbsim_core::access_log::{LogReader, LogSettings, Traffic};
+use lbsim_core::access_log::{LogError, LogReader, LogSettings, Traffic};
 use lbsim_core::scenario::thousands;
 use lbsim_core::Scenario;
 
@@ -77,14 +77,14 @@ pub fn read(scenario: &mut Scenario, fleet_given: bool) -> Result<Option<Traffic
             }
             Err(e) => return Err(unreadable(e)),
         };
-        reader.push(&buffer[..n]).map_err(|e| Failure::Input(format!("{e} [{name}]")))?;
+        reader.push(&buffer[..n]).map_err(|e| unread(&e, &name))?;
         // Standard input and gzip are bounded as they are read.
         if reader.held_bytes() > TRACE_BUDGET {
             return Err(too_large(&name, reader.held_bytes()));
         }
     }
     let progress = reader.progress();
-    let traffic = reader.finish().map_err(|e| Failure::Input(format!("{e} [{name}]")))?;
+    let traffic = reader.finish().map_err(|e| unread(&e, &name))?;
     for first in &progress.first_skips {
         complain(&format!("note: {name}: skipped {first}"));
     }
@@ -96,6 +96,14 @@ pub fn read(scenario: &mut Scenario, fleet_given: bool) -> Result<Option<Traffic
         traffic.fleet_into(scenario);
     }
     Ok(Some(traffic))
+}
+
+/// The core's reason a log cannot be read, the file named on its first line.
+fn unread(error: &LogError, name: &str) -> Failure {
+    let text = error.to_string();
+    let (first, rest) = text.split_once('\n').map_or((text.as_str(), ""), |(a, b)| (a, b));
+    let rest = if rest.is_empty() { String::new() } else { format!("\n{rest}") };
+    Failure::Input(format!("{first} [{name}]{rest}"))
 }
 
 fn too_large(name: &str, bytes: u64) -> Failure {

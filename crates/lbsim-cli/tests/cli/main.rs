@@ -11,6 +11,7 @@ mod errors_escape_control_characters;
 mod errors_name_field_value_and_range;
 mod events_after_the_run_are_noted;
 mod exit_status_follows_the_table_on_broken_streams;
+mod fit_gives_back_a_known_scenario;
 // The generators are the core's fuzz harness, shared.
 #[path = "../../../lbsim-core/tests/behaviour/fuzz.rs"]
 mod fuzz;

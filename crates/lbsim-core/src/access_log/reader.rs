@@ -255,11 +255,11 @@ impl LogReader {
             return Err(LogError::Empty);
         };
         let (lines, skipped) = (self.progress.lines, self.progress.skipped);
-        if self.gathered.kept() == 0 {
-            return Err(LogError::NoRequests { lines, first_skips: self.progress.first_skips });
-        }
         if skipped * 2 > lines {
             return Err(self.most_fail());
+        }
+        if self.gathered.kept() == 0 {
+            return Err(LogError::NoRequests { lines, first_skips: self.progress.first_skips });
         }
         if skipped > 0 {
             self.notes.push(format!("{skipped} of {lines} lines skipped"));

@@ -41,6 +41,7 @@ pub mod row;
 mod rule;
 pub mod user_hash;
 // The rules production uses now: gRPC's and Envoy's learned weights, Finagle's aperture.
+pub mod aperture;
 pub mod envoy_cswrr;
 pub mod grpc_wrr;
 pub mod stride;

@@ -123,8 +123,9 @@ pub fn fit(observed: &Observed<'_>, base: &Scenario) -> Result<Fit, FitError> {
     let arrivals: Vec<f64> = requests.iter().map(|r| r.arrival_ms).collect();
     let rate = rate::fit_rate(&arrivals).ok_or_else(|| {
         FitError(format!(
-            "a fit needs at least 2 requests over a time span; the traffic has {} request(s)",
-            requests.len()
+            "a fit needs at least 2 requests arriving at different times; the traffic has {} request(s) over {} ms",
+            requests.len(),
+            requests.last().map_or(0.0, |r| r.arrival_ms) - requests.first().map_or(0.0, |r| r.arrival_ms)
         ))
     })?;
     let work_ms: Vec<f64> = requests.iter().map(|r| r.work_ms).collect();
@@ -162,7 +163,11 @@ pub fn fit(observed: &Observed<'_>, base: &Scenario) -> Result<Fit, FitError> {
     estimates.push(estimate(
         "rate",
         rate_per_s,
-        Some(Goodness { test: "dispersion chi-square", statistic: rate.chi_square, p_value: rate.p_value() }),
+        rate.p_value().map(|p| Goodness {
+            test: "dispersion chi-square",
+            statistic: rate.chi_square,
+            p_value: Some(p),
+        }),
         format!(
             "requests after the first over the span; arrivals per {} s vary {:.1} to {:.1}/s (variance/mean {:.2}, \
              1 for Poisson), reported, not fitted",
@@ -231,17 +236,24 @@ pub fn fit(observed: &Observed<'_>, base: &Scenario) -> Result<Fit, FitError> {
         None,
         "distinct keys seen; users the log never saw are not counted".to_string(),
     ));
-    scenario.zipf = fitted("zipf", zipf.s);
+    // Three decimals: s moves a share by far less than its standard error
+    // below that, and one key leaves s without meaning (0, said so).
+    scenario.zipf =
+        if zipf.users > 1 { in_range("zipf", libm::round(zipf.s * 1000.0) / 1000.0) } else { 0.0 };
     estimates.push(estimate(
         "zipf",
         scenario.zipf,
-        Some(Goodness { test: "chi-square", statistic: zipf.chi_square, p_value: zipf.p_value() }),
-        format!(
+        zipf.p_value().map(|p| Goodness { test: "chi-square", statistic: zipf.chi_square, p_value: Some(p) }),
+        if zipf.users == 1 {
+            "one key: every request is the same user, so s has no meaning (0)".to_string()
+        } else {
+            format!(
             "maximum likelihood over the keys' ranks; chi-square of the top {} keys' counts and the rest; \
              the heaviest key has {:.2}%",
-            zipf::TOP_KEYS,
-            zipf.top_share * 100.0
-        ),
+                zipf::TOP_KEYS,
+                zipf.top_share * 100.0
+            )
+        },
     ));
 
     fit_fleet(observed, &work_ms, &mut scenario, &mut estimates);

@@ -306,8 +306,12 @@ pub fn valid_value(field: &'static Field, names: &[String]) -> BoxedStrategy<Str
             }
         }
         FieldKind::Events => events(names.to_vec()),
-        // Unset: a log's name means a file to read, which the log tests do.
-        FieldKind::Text => Just(String::new()).boxed(),
+        // A log's name and format: the core carries them (the front ends
+        // read the file, which the log tests do).
+        FieldKind::Text if field.key == "log-format" => {
+            Just("$msec $request_time $upstream_response_time $upstream_addr".to_string()).boxed()
+        }
+        FieldKind::Text => "[a-z][a-z0-9_.-]{0,30}".boxed(),
     }
 }
 

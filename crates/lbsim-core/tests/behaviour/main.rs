@@ -5,6 +5,7 @@
 //! `cargo test -p lbsim-core --test behaviour NAME` runs the tests whose
 //! path holds NAME, a module's name among them (`golden_reports`).
 
+mod alb_documented_entries;
 mod common;
 // The fuzz harness, shared with the CLI's tests.
 mod fuzz;

@@ -30,7 +30,9 @@
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use lbsim_core::access_log::LogKind;
 
 use crate::tools::{output, root, run, step};
 
@@ -39,6 +41,7 @@ mod cases;
 mod fuzzed;
 mod http;
 pub(crate) mod install;
+mod logs;
 mod play;
 pub(crate) mod processes;
 
@@ -139,8 +142,14 @@ fn run_cases(nginx_ok: bool, haproxy_ok: bool) -> Result<(), String> {
         std::fs::create_dir_all(prefix.join("logs")).map_err(|e| e.to_string())?;
         std::fs::write(prefix.join("nginx.conf"), config(&prefix, &lbsim)?).map_err(|e| e.to_string())?;
         nginx = Some(Running::start(nginx_command(&prefix), &prefix, FRONT + NGINX_CASES.len() as u16 - 1)?);
-        let agree = compare("nginx", &lbsim, &backends, NGINX_CASES, FRONT)?;
+        let (mut sent, started) = (Vec::new(), Instant::now());
+        let agree = compare("nginx", &lbsim, &backends, NGINX_CASES, FRONT, &mut sent)?;
         eprintln!("nginx: {agree} agree");
+        let log =
+            std::fs::read(prefix.join("logs/access.log")).map_err(|e| format!("nginx's access log: {e}"))?;
+        let read =
+            logs::check("nginx", LogKind::Nginx, &log, &sent, started.elapsed(), |s| Some(s.to_string()))?;
+        eprintln!("nginx's access log: {read} requests, each at the server that answered it");
         eprintln!(
             "nginx, fuzzed configs: {} agree",
             fuzzed::route("nginx", &lbsim, &target.join("conformance"), &BACKENDS)?
@@ -156,10 +165,22 @@ fn run_cases(nginx_ok: bool, haproxy_ok: bool) -> Result<(), String> {
         let mut command = Command::new(haproxy_path());
         command.arg("-db").arg("-f").arg(&cfg);
         let last = HAPROXY_FRONT + HAPROXY_CASES.len() as u16 - 1;
+        let syslog = logs::Syslog::listen()?;
         let mut haproxy = Running::start(command, &dir, last)?;
-        let agree = compare("haproxy", &lbsim, &backends, HAPROXY_CASES, HAPROXY_FRONT)?;
+        let (mut sent, started) = (Vec::new(), Instant::now());
+        let agree = compare("haproxy", &lbsim, &backends, HAPROXY_CASES, HAPROXY_FRONT, &mut sent)?;
+        let span = started.elapsed();
+        let log = syslog.take(sent.len());
         haproxy.stop();
         eprintln!("haproxy: {agree} agree");
+        std::fs::write(dir.join("access.log"), &log).map_err(|e| e.to_string())?;
+        // HAProxy logs `case{i}/s{j}`: server j of a case is its j-th backend.
+        let server = |name: &str| {
+            let j: usize = name.rsplit('/').next()?.strip_prefix('s')?.parse().ok()?;
+            Some(address(*BACKENDS.get(j.checked_sub(1)?)?))
+        };
+        let read = logs::check("haproxy", LogKind::HaproxyHttp, &log, &sent, span, server)?;
+        eprintln!("haproxy's access log: {read} requests, each at the server that answered it");
         let agree = fuzzed::route("haproxy", &lbsim, &target.join("conformance"), &BACKENDS)?;
         eprintln!("haproxy, fuzzed configs: {agree} agree");
     }
@@ -178,6 +199,7 @@ fn compare(
     backends: &Backends,
     cases: &[Case],
     front: u16,
+    sent: &mut Vec<String>,
 ) -> Result<usize, String> {
     let mut agree = 0;
     for (i, case) in cases.iter().enumerate() {
@@ -225,6 +247,7 @@ fn compare(
         }
         eprintln!("  {}: {} requests agree", case.name, seen.len());
         agree += seen.len();
+        sent.extend(seen);
     }
     Ok(agree)
 }
@@ -233,9 +256,11 @@ fn compare(
 /// whose backend is the block `lbsim config --for haproxy` writes.
 fn haproxy_config(dir: &Path, lbsim: &Path) -> Result<String, String> {
     let mut out = format!(
-        "global\n    nbthread 1\n    pidfile {}/haproxy.pid\n\ndefaults\n    mode http\n    timeout connect 2s\n    \
-         timeout client 5s\n    timeout server 5s\n\n",
-        dir.display()
+        "global\n    nbthread 1\n    pidfile {}/haproxy.pid\n{}\ndefaults\n    mode http\n    timeout connect 2s\n    \
+         timeout client 5s\n    timeout server 5s\n{}\n",
+        dir.display(),
+        logs::haproxy_global(),
+        logs::HAPROXY_DEFAULTS
     );
     for (i, case) in HAPROXY_CASES.iter().enumerate() {
         let block = run_lbsim(lbsim, "config", case, &["--for", "haproxy"])?;
@@ -317,8 +342,9 @@ fn config(prefix: &Path, lbsim: &Path) -> Result<String, String> {
     let mut out = format!(
         "master_process off;\nworker_processes 1;\ndaemon off;\npid {p}/nginx.pid;\nerror_log {p}/logs/error.log warn;\n\
          events {{ worker_connections 512; }}\n\
-         http {{\n  access_log off;\n  client_body_temp_path {p}/client_body;\n  proxy_temp_path {p}/proxy;\n  \
-         fastcgi_temp_path {p}/fastcgi;\n  uwsgi_temp_path {p}/uwsgi;\n  scgi_temp_path {p}/scgi;\n"
+         http {{\n{}  client_body_temp_path {p}/client_body;\n  proxy_temp_path {p}/proxy;\n  \
+         fastcgi_temp_path {p}/fastcgi;\n  uwsgi_temp_path {p}/uwsgi;\n  scgi_temp_path {p}/scgi;\n",
+        logs::nginx_directives(prefix)
     );
     for (i, case) in NGINX_CASES.iter().enumerate() {
         let block = run_lbsim(lbsim, "config", case, &["--for", "nginx"])?;
