@@ -284,6 +284,10 @@ fn configs_pass_their_checks(lbsim: &Path, dir: &Path, nginx: bool, haproxy: boo
         let flags = [
             "config",
             "--full",
+            // The rule among the scenario's, as a current rule runs only
+            // when named.
+            "--algorithms",
+            rule.id(),
             "--algorithm",
             rule.id(),
             "--weights",
