@@ -7,7 +7,6 @@ use indicatif::ProgressBar;
 use lbsim_core::access_log::Traffic;
 use lbsim_core::cost;
 use lbsim_core::report::columns::column;
-use lbsim_core::scenario::WorkKind;
 use lbsim_core::workload::Request;
 use lbsim_core::{url, Prepared, Report, Scenario, ScenarioError};
 use rayon::prelude::*;
@@ -189,11 +188,10 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
         out.push('\n');
     }
     let z = &report.realized;
-    // Only bimodal work has slow requests.
-    let slow = match report.scenario.work {
-        WorkKind::Bimodal => format!(", slow share {:.1}%", z.slow_share * 100.0),
-        _ => String::new(),
-    };
+    // Only classed requests (bimodal work, a log's class column) have a
+    // slow share.
+    let slow =
+        if report.classed() { format!(", slow share {:.1}%", z.slow_share * 100.0) } else { String::new() };
     out += &format!(
         "\nrealized: {} requests, load {:.3}{slow}, rate {:.1} req/s, top user {:.1}%, top 10 users {:.1}%\n",
         z.requests,

@@ -2,12 +2,14 @@
 //! run on all cores, one row per value and algorithm.
 
 use clap::{Args, ValueEnum};
+use lbsim_core::access_log::Traffic;
 use lbsim_core::sweep::{numeric_fields, Sweep};
 use lbsim_core::{cost, url, Prepared, Scenario, ScenarioError};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::flags::Sources;
+use crate::log;
 use lbsim_core::report::Headline;
 
 use crate::outcome::{bad, complain, print, Failure};
@@ -63,8 +65,11 @@ struct SweepReport {
 
 /// One value's rows: its rules one after another (the same numbers as a
 /// parallel run: every rule draws from its own stream).
-fn one_value(scenario: &Scenario) -> Result<Vec<Headline>, ScenarioError> {
-    let prepared = Prepared::new(scenario)?;
+fn one_value(scenario: &Scenario, traffic: Option<&Traffic>) -> Result<Vec<Headline>, ScenarioError> {
+    let prepared = match traffic {
+        Some(traffic) => Prepared::with_traffic(scenario, traffic)?,
+        None => Prepared::new(scenario)?,
+    };
     let results = prepared.scenario().algorithms.iter().map(|&a| prepared.run_one(a)).collect();
     Ok(prepared.report(results).results.iter().map(Headline::from).collect())
 }
@@ -77,7 +82,15 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
             bad("param", "", "NAME=FROM..TO:STEP, or a link (--url) with sweep=NAME=FROM..TO:STEP")
         })?,
     };
-    let base = args.sources.unchecked()?;
+    let mut base = args.sources.unchecked()?;
+    // A log's requests are every value's workload (its servers the fleet
+    // unless given), read once; the values sweep the fleet or its time
+    // scale over exactly them.
+    let fleet_swept = matches!(range.key, "servers" | "names");
+    let traffic = log::read(&mut base, args.sources.fleet_given() || fleet_swept)?;
+    if let Some(traffic) = &traffic {
+        base.requests = traffic.requests.len() as u64;
+    }
     let scenarios = range.scenarios(&base)?;
     for note in args.sources.without_effect(&base).into_iter().chain(range.without_effect(&base)) {
         complain(&note);
@@ -98,7 +111,7 @@ pub fn sweep(args: &SweepArgs) -> Result<(), Failure> {
             scenarios
                 .par_iter()
                 .map(|scenario| {
-                    let rows = one_value(scenario);
+                    let rows = one_value(scenario, traffic.as_ref());
                     progress.inc(1);
                     rows
                 })

@@ -5,7 +5,6 @@
 
 use lbsim_core::remap::{self, Change, Remap, RemapReport};
 use lbsim_core::report::AlgorithmResult;
-use lbsim_core::scenario::WorkKind;
 use lbsim_core::theory::MMc;
 use lbsim_core::{Report, Scenario};
 use wasm_bindgen::JsCast;
@@ -55,7 +54,9 @@ pub fn show_report(report: &Report, what: Redraw) {
     let look = look();
     let results: Vec<&AlgorithmResult> = report.results.iter().collect();
     let view = with(|app| app.view);
-    let bimodal = report.scenario.work == WorkKind::Bimodal;
+    // Quick and slow requests exist when the requests carry classes (the
+    // scenario's work kind says nothing of a log's requests).
+    let bimodal = report.classed();
     for class in ["quick", "slow"] {
         if let Some(input) = document()
             .query_selector(&format!("input[name=cdf-class][value={class}]"))
@@ -156,7 +157,7 @@ fn realized(report: &Report) {
         r.top_user_share * 100.0,
         r.top10_share * 100.0
     );
-    if report.scenario.work == WorkKind::Bimodal {
+    if report.classed() {
         text += &format!(", slow share {:.2}%", r.slow_share * 100.0);
     }
     if report.has_caches() {

@@ -82,3 +82,31 @@ fn a_links_sweep_is_the_sweep_without_param() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sweep=NAME=FROM..TO:STEP"));
 }
+
+/// A sweep over a log: every value runs on the log's own requests, each
+/// row the one `lbsim run --log` at that value gives; a sweep over the
+/// servers leaves the log's fleet for the counts it sweeps.
+#[test]
+fn a_sweep_over_a_log_runs_the_logs_requests_at_every_value() {
+    let csv = stdout(&["workload", "--requests", "1200", "--seed", "5", "--format", "csv"]);
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("lbsim-sweep-log.csv");
+    std::fs::write(&path, csv).expect("a file");
+    let log = path.to_str().expect("UTF-8");
+    let common = ["--log", log, "--algorithms", "round-robin,least-connections"];
+    let mut args = vec!["sweep", "--param", "slots=2..4:2"];
+    args.extend(common);
+    let out = stdout(&args);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1 + 2 * 2, "{out}");
+    for (i, value) in ["2", "4"].iter().enumerate() {
+        let mut single = vec!["run", "--format", "csv", "--slots", value];
+        single.extend(common);
+        let run = stdout(&single);
+        for (j, row) in run.lines().skip(1).enumerate() {
+            assert_eq!(lines[1 + 2 * i + j], format!("{value},{row}"));
+        }
+    }
+    let mut args = vec!["sweep", "--param", "servers=2..3:1"];
+    args.extend(common);
+    assert_eq!(stdout(&args).lines().count(), 1 + 2 * 2);
+}

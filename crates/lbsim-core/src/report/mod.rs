@@ -136,6 +136,13 @@ impl Report {
         done / s.capacity()
     }
 
+    /// Whether the requests carried quick and slow classes (bimodal work,
+    /// or a log with a class column): the front ends show the classes'
+    /// latencies and the slow share only then.
+    pub fn classed(&self) -> bool {
+        self.results.iter().any(|r| r.latency_ms.quick.is_some())
+    }
+
     /// Whether the servers kept caches (front ends add a hit rate column).
     pub fn has_caches(&self) -> bool {
         self.results.iter().any(|r| r.hit_rate.is_some())
