@@ -222,43 +222,6 @@ macro_rules! applies_or_always {
     };
 }
 
-/// Health and warm-up settings act only on a fleet that changes.
-/// Least request is asked for with a bias away from Envoy's default.
-fn biased_least_request(s: &Scenario, rule: AlgorithmId) -> bool {
-    rule == AlgorithmId::LeastRequest && s.active_request_bias != 1.0
-}
-
-fn fleet_changes(s: &Scenario) -> bool {
-    !s.events.is_empty()
-}
-
-/// Retries and HTTP errors are layer 7's: a layer 4 connection is placed
-/// once and carries no status (docs/model.md#caches-and-connections).
-fn fleet_changes_at_layer_7(s: &Scenario) -> bool {
-    fleet_changes(s) && s.layer == Layer::L7
-}
-
-/// NGINX's passive checks are on by default (`max_fails=1`): they act
-/// whenever servers fail.
-fn passive_checks(s: &Scenario, _: AlgorithmId) -> bool {
-    s.max_fails > 0 && fleet_changes(s)
-}
-
-/// Active health checks are on.
-fn active_checks(s: &Scenario, _: AlgorithmId) -> bool {
-    s.check_ms > 0
-}
-
-/// Outlier detection is on.
-fn outlier_detection(s: &Scenario, _: AlgorithmId) -> bool {
-    s.outlier_5xx > 0
-}
-
-/// Slow start is on.
-fn slow_start(s: &Scenario, _: AlgorithmId) -> bool {
-    s.slow_start_ms > 0
-}
-
 /// The rule as each program writes it hashes the key (a hash setting
 /// means something for it).
 fn nginx_hashes(rule: AlgorithmId) -> bool {
@@ -447,124 +410,124 @@ scenario! {
     error_ms: f64 = 1.0, skip_default
         => ("error-ms", Real, 0.001, 60_000.0, 1.0, Health, "500 answered after (ms)",
             "time a failing server takes to answer 500, in ms")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(Outside, Outside, Outside),
     /// Time until a connection error from a crashed server, in ms.
     connect_ms: f64 = 1.0, skip_default
         => ("connect-ms", Real, 0.001, 60_000.0, 1.0, Health, "connection error after (ms)",
             "time until a crashed server's connection error, in ms")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(Outside, Outside, Outside),
     /// Retries of a failed request on another server (NGINX
     /// `proxy_next_upstream_tries` minus one).
     retries: u32 = 0, skip_default
         => ("retries", Integer, 0.0, 10.0, 1.0, Health, "retries",
             "retries of a failed request on another server")
-        applies(fleet_changes_at_layer_7)
+        applies(Scenario::fleet_changes_at_layer_7)
         config(Written, Written, Missing(note::ENVOY_RETRIES)),
     /// Whether a 500 counts as failed for retries and passive checks
     /// (NGINX `proxy_next_upstream http_500`).
     count_5xx: bool = false, skip_default
         => ("count-5xx", Choice, 0.0, 0.0, 0.0, Health, "count 5xx as failed",
             "a 500 counts as failed (NGINX http_500; 1 and 0 read too)")
-        applies(fleet_changes_at_layer_7)
+        applies(Scenario::fleet_changes_at_layer_7)
         config(Written, Written, Missing(note::ENVOY_5XX)),
     /// NGINX `max_fails` (0 = passive checks off).
     max_fails: u32 = 1, skip_default
         => ("max-fails", Integer, 0.0, 100.0, 1.0, Health, "max fails (NGINX; 0 = off)",
             "failures that mark a server down (NGINX; 0 = off)")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(
             Written,
-            MissingWhen(note::HAPROXY_PASSIVE, passive_checks),
-            MissingWhen(note::ENVOY_PASSIVE, passive_checks),
+            MissingWhen(note::HAPROXY_PASSIVE, Scenario::passive_checks),
+            MissingWhen(note::ENVOY_PASSIVE, Scenario::passive_checks),
         ),
     /// NGINX `fail_timeout` in ms.
     fail_timeout_ms: u32 = 10_000, skip_default
         => ("fail-timeout-ms", Integer, 1.0, 3_600_000.0, 100.0, Health, "fail timeout (ms)",
             "NGINX fail_timeout in ms")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(
             Written,
-            MissingWhen(note::HAPROXY_PASSIVE, passive_checks),
-            MissingWhen(note::ENVOY_PASSIVE, passive_checks),
+            MissingWhen(note::HAPROXY_PASSIVE, Scenario::passive_checks),
+            MissingWhen(note::ENVOY_PASSIVE, Scenario::passive_checks),
         ),
     /// HAProxy `inter`: active check interval in ms (0 = off).
     check_ms: u32 = 0, skip_default
         => ("check-ms", Integer, 0.0, 600_000.0, 100.0, Health, "check interval (ms, HAProxy; 0 = off)",
             "active check interval in ms (HAProxy; 0 = off)")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(Missing(note::NGINX_ACTIVE), Written, Written),
     /// HAProxy `fall`: failed probes in a row that mark a server down.
     fall: u32 = 3, skip_default
         => ("fall", Integer, 1.0, 100.0, 1.0, Health, "fall (failed checks)",
             "failed checks in a row that mark a server down")
-        applies(fleet_changes)
-        config(MissingWhen(note::NGINX_ACTIVE, active_checks), Written, Written),
+        applies(Scenario::fleet_changes)
+        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written),
     /// HAProxy `rise`: good probes in a row that mark it up.
     rise: u32 = 2, skip_default
         => ("rise", Integer, 1.0, 100.0, 1.0, Health, "rise (good checks)",
             "good checks in a row that mark it up")
-        applies(fleet_changes)
-        config(MissingWhen(note::NGINX_ACTIVE, active_checks), Written, Written),
+        applies(Scenario::fleet_changes)
+        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written),
     /// What an active check probes.
     check: CheckKind = CheckKind::Tcp, skip_default
         => ("check", Choice, 0.0, 0.0, 0.0, Health, "check type",
             "active check (tcp fails on a crash, http also on fail)")
-        applies(fleet_changes)
-        config(MissingWhen(note::NGINX_ACTIVE, active_checks), Written, Written),
+        applies(Scenario::fleet_changes)
+        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written),
     /// Envoy `consecutive_5xx` (0 = outlier detection off).
     outlier_5xx: u32 = 0, skip_default
         => ("outlier-5xx", Integer, 0.0, 100.0, 1.0, Health, "errors in a row to eject (Envoy; 0 = off)",
             "errors in a row that eject a server (Envoy; 0 = off)")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(Missing(note::NGINX_OUTLIER), Missing(note::HAPROXY_OUTLIER), Written),
     /// Envoy `base_ejection_time` in ms.
     ejection_ms: u32 = 30_000, skip_default
         => ("ejection-ms", Integer, 1.0, 3_600_000.0, 100.0, Health, "ejection time (ms)",
             "Envoy base ejection time in ms")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(
-            MissingWhen(note::NGINX_OUTLIER, outlier_detection),
-            MissingWhen(note::HAPROXY_OUTLIER, outlier_detection),
+            MissingWhen(note::NGINX_OUTLIER, Scenario::outlier_detection),
+            MissingWhen(note::HAPROXY_OUTLIER, Scenario::outlier_detection),
             Written,
         ),
     /// Envoy `max_ejection_percent`.
     max_ejection: u32 = 10, skip_default
         => ("max-ejection", Integer, 0.0, 100.0, 1.0, Health, "max ejected (% of pool)",
             "most of the pool ejected at once, in percent")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(
-            MissingWhen(note::NGINX_OUTLIER, outlier_detection),
-            MissingWhen(note::HAPROXY_OUTLIER, outlier_detection),
+            MissingWhen(note::NGINX_OUTLIER, Scenario::outlier_detection),
+            MissingWhen(note::HAPROXY_OUTLIER, Scenario::outlier_detection),
             Written,
         ),
     /// Warm-up of a joining or recovered server in ms (0 = off).
     warmup_ms: u32 = 0, skip_default
         => ("warmup-ms", Integer, 0.0, 3_600_000.0, 100.0, Health, "warm-up (ms; 0 = off)",
             "warm-up of a joining or recovered server, ms")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(Missing(note::WARM_UP), Missing(note::WARM_UP), Missing(note::WARM_UP)),
     /// Speed of a cold server, as a share of its speed.
     cold_speed: f64 = 0.25, skip_default
         => ("cold-speed", Real, 0.01, 1.0, 0.01, Health, "cold speed (share)",
             "speed of a cold server, as a share of its speed")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(Outside, Outside, Outside),
     /// Envoy `slow_start_window` in ms (0 = off).
     slow_start_ms: u32 = 0, skip_default
         => ("slow-start-ms", Integer, 0.0, 3_600_000.0, 100.0, Health, "slow start (ms, Envoy; 0 = off)",
             "slow-start window in ms (Envoy; 0 = off)")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(Missing(note::NGINX_SLOW_START), Written, Written),
     /// Envoy slow start `aggression`.
     slow_start_aggression: f64 = 1.0, skip_default
         => ("slow-start-aggression", Real, 0.1, 10.0, 0.1, Health, "slow-start aggression",
             "slow-start aggression (Envoy)")
-        applies(fleet_changes)
+        applies(Scenario::fleet_changes)
         config(
-            MissingWhen(note::NGINX_SLOW_START, slow_start),
-            MissingWhen(note::HAPROXY_AGGRESSION, |s, r| slow_start(s, r) && s.slow_start_aggression != 1.0),
+            MissingWhen(note::NGINX_SLOW_START, Scenario::slow_start),
+            MissingWhen(note::HAPROXY_AGGRESSION, |s, r| s.slow_start(r) && s.slow_start_aggression != 1.0),
             Written,
         ),
     /// Users each server caches, least recently used out first (0 = no
@@ -650,8 +613,8 @@ scenario! {
                 && (0..s.servers as usize).any(|i| s.weight(i) != s.weight(0))
         })
         config(
-            MissingWhen(note::NGINX_BIAS, biased_least_request),
-            MissingWhen(note::HAPROXY_BIAS, biased_least_request),
+            MissingWhen(note::NGINX_BIAS, Scenario::biased_least_request),
+            MissingWhen(note::HAPROXY_BIAS, Scenario::biased_least_request),
             Written,
         ),
 }

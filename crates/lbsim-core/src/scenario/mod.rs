@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 use crate::balancer::builder::{Builder, ENVOY_MIN_RING};
 use crate::balancer::Setup;
 
+mod conditions;
 mod error;
 mod fields;
 mod kinds;

@@ -1,0 +1,219 @@
+//! The bus's tests: each message kind delivered when and where the
+//! bus's contract (the module's doc) says.
+
+use alloc::rc::Rc;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+
+use rand::SeedableRng;
+
+use super::*;
+use crate::balancer::{Eligible, Joining, Pick, Probing, Reporting};
+
+/// Servers whose figures a test sets.
+struct Fixed {
+    in_flight: u32,
+    free: bool,
+    spent_ms: f64,
+}
+
+impl Servers for Fixed {
+    fn in_flight_at(&self, _server: usize, _t: f64) -> u32 {
+        self.in_flight
+    }
+    fn free_at(&self, _server: usize, _t: f64) -> bool {
+        self.free
+    }
+    fn spend(&mut self, _server: usize, _t: f64, ms: f64) {
+        self.spent_ms += ms;
+    }
+    fn slots(&self) -> u32 {
+        1
+    }
+}
+
+type Log = Rc<RefCell<Vec<(f64, Message)>>>;
+
+/// A rule that hears `subscription`, writes down what it hears in its
+/// log and probes server 2 after each pick.
+struct Listener {
+    subscription: Subscription,
+    log: Log,
+}
+
+impl Balancer for Listener {
+    fn pick(&mut self, _request: &Pick, _rng: &mut Rng) -> usize {
+        0
+    }
+    fn pick_eligible(&mut self, _request: &Pick, _rng: &mut Rng, _eligible: &Eligible) -> Option<usize> {
+        Some(0)
+    }
+    fn subscribes(&self) -> Subscription {
+        self.subscription
+    }
+    fn receive(&mut self, now_ms: f64, message: &Message) {
+        self.log.borrow_mut().push((now_ms, *message));
+    }
+    fn send_probes(&mut self, _now_ms: f64, _rng: &mut Rng, to: &mut Vec<usize>) {
+        to.push(2);
+    }
+    fn idle_queue(&self) -> usize {
+        self.log.borrow().iter().filter(|(_, m)| matches!(m, Message::Idle { .. })).count()
+    }
+}
+
+fn copies(subscription: Subscription, n: usize) -> (Vec<Box<dyn Balancer>>, Vec<Log>) {
+    let logs: Vec<Log> = (0..n).map(|_| Log::default()).collect();
+    let rules = logs
+        .iter()
+        .map(|log| Box::new(Listener { subscription, log: log.clone() }) as Box<dyn Balancer>)
+        .collect();
+    (rules, logs)
+}
+
+fn count(logs: &[Log]) -> Vec<usize> {
+    logs.iter().map(|log| log.borrow().len()).collect()
+}
+
+fn last(log: &Log) -> (f64, Message) {
+    *log.borrow().last().expect("heard something")
+}
+
+fn idle_servers(log: &Log) -> Vec<usize> {
+    log.borrow()
+        .iter()
+        .filter_map(|(_, m)| match m {
+            Message::Idle { server } => Some(*server),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_rule_that_subscribes_to_nothing_has_no_bus() {
+    assert!(Bus::new(Subscription::NOTHING, 4, 1_000.0, Rng::seed_from_u64(1)).is_none());
+}
+
+/// A probe sent at 10 with a round trip of 4 reaches the server at 12,
+/// and its reply, with the server's figures at 12, comes at 14; the
+/// probe's cost is the server's time.
+#[test]
+fn a_probe_reply_carries_the_server_as_the_probe_found_it_a_round_trip_later() {
+    let subscription =
+        Subscription { probes: Some(Probing { rtt_ms: 4.0, cost_ms: 0.25 }), ..Subscription::NOTHING };
+    let mut bus = Bus::new(subscription, 3, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let (mut rules, logs) = copies(subscription, 2);
+    let mut rng = Rng::seed_from_u64(2);
+    bus.picked(10.0, 1, rules[1].as_mut(), &mut rng);
+    let mut servers = Fixed { in_flight: 0, free: true, spent_ms: 0.0 };
+    bus.deliver(11.9, &mut rules, &mut servers);
+    servers.in_flight = 7;
+    bus.deliver(12.0, &mut rules, &mut servers);
+    servers.in_flight = 9;
+    assert_eq!(servers.spent_ms, 0.25, "the probe reached the server at 12 and cost it 0.25 ms");
+    bus.deliver(13.9, &mut rules, &mut servers);
+    assert_eq!(count(&logs), [0, 0], "no reply before 14");
+    bus.deliver(14.0, &mut rules, &mut servers);
+    assert_eq!(count(&logs), [0, 1], "the reply goes to the copy that probed");
+    assert_eq!(
+        last(&logs[1]),
+        (14.0, Message::ProbeReply { server: 2, reached_ms: 12.0, in_flight: 7, latency_ms: None })
+    );
+}
+
+/// One slot, a report period of 200 ms: requests busy 0 to 50 and 100
+/// to 150 make the period's utilization 100 / 200 and its rate 2 in
+/// 0.2 s; a completion in the next period brings those figures to the
+/// copy whose request it was.
+#[test]
+fn a_per_call_load_report_carries_the_last_closed_period() {
+    let subscription = Subscription {
+        load_reports: Some(Reporting { period_ms: 200.0, out_of_band: false }),
+        ..Subscription::NOTHING
+    };
+    let mut bus = Bus::new(subscription, 1, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let (mut rules, logs) = copies(subscription, 2);
+    let served = |copy, arrival_ms, done_ms, ok| Served {
+        copy,
+        server: 0,
+        arrival_ms,
+        start_ms: arrival_ms,
+        done_ms,
+        ok,
+        in_flight: 0,
+    };
+    bus.served(served(0, 0.0, 50.0, true));
+    bus.served(served(0, 100.0, 150.0, false));
+    bus.served(served(1, 210.0, 230.0, true));
+    let mut servers = Fixed { in_flight: 0, free: false, spent_ms: 0.0 };
+    bus.deliver(229.0, &mut rules, &mut servers);
+    assert_eq!(count(&logs), [2, 0]);
+    bus.deliver(230.0, &mut rules, &mut servers);
+    assert_eq!(
+        last(&logs[1]),
+        (230.0, Message::LoadReport { server: 0, qps: 10.0, eps: 5.0, utilization: 0.5 })
+    );
+}
+
+/// Out of band: at each period's end every copy hears every server.
+#[test]
+fn out_of_band_reports_reach_every_copy_every_period() {
+    let subscription = Subscription {
+        load_reports: Some(Reporting { period_ms: 100.0, out_of_band: true }),
+        ..Subscription::NOTHING
+    };
+    let mut bus = Bus::new(subscription, 2, 250.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let (mut rules, logs) = copies(subscription, 3);
+    let mut servers = Fixed { in_flight: 0, free: false, spent_ms: 0.0 };
+    bus.deliver(1e9, &mut rules, &mut servers);
+    assert_eq!(count(&logs), [4, 4, 4], "periods end at 100 and 200 (250 is the last arrival)");
+}
+
+/// Every server announces itself at 0 to one copy; a server that
+/// finishes with a free slot and is in no queue announces again, one
+/// in a queue does not, and one assigned a request leaves its queue.
+/// With `sampled` = 3 of 3 copies the shortest queue takes it.
+#[test]
+fn an_idle_server_joins_one_copy_and_the_shortest_of_those_sampled() {
+    let subscription = Subscription { idle: Some(Joining { sampled: 3 }), ..Subscription::NOTHING };
+    let mut bus = Bus::new(subscription, 3, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let (mut rules, logs) = copies(subscription, 3);
+    let mut servers = Fixed { in_flight: 0, free: true, spent_ms: 0.0 };
+    bus.deliver(0.0, &mut rules, &mut servers);
+    let mut counts = count(&logs);
+    counts.sort_unstable();
+    assert_eq!(counts, [1, 1, 1], "three servers over three copies, the shortest each time");
+    let holder = (0..3).find(|&c| idle_servers(&logs[c]).contains(&1)).expect("s1 joined one");
+    bus.served(Served {
+        copy: holder,
+        server: 1,
+        arrival_ms: 1.0,
+        start_ms: 1.0,
+        done_ms: 5.0,
+        ok: true,
+        in_flight: 0,
+    });
+    bus.served(Served {
+        copy: holder,
+        server: 1,
+        arrival_ms: 1.0,
+        start_ms: 1.0,
+        done_ms: 5.5,
+        ok: true,
+        in_flight: 0,
+    });
+    bus.deliver(5.5, &mut rules, &mut servers);
+    assert_eq!(count(&logs).iter().sum::<usize>(), 4, "s1 finished idle and joined again, once");
+    bus.served(Served {
+        copy: 0,
+        server: 1,
+        arrival_ms: 6.0,
+        start_ms: 6.0,
+        done_ms: 8.0,
+        ok: true,
+        in_flight: 0,
+    });
+    servers.free = false;
+    bus.deliver(8.0, &mut rules, &mut servers);
+    assert_eq!(count(&logs).iter().sum::<usize>(), 4, "no free slot at 8: no announcement");
+}
