@@ -100,17 +100,10 @@ fn number(o: &JsValue, key: &str) -> f64 {
     get(o, key).as_f64().unwrap_or(0.0)
 }
 
-/// A count with thousands separators.
+/// A count (a JavaScript number) with thousands separators, as the core
+/// writes counts.
 fn thousands(n: f64) -> String {
-    let digits = format!("{:.0}", n.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    lbsim_core::scenario::thousands(n.max(0.0).round() as u64)
 }
 
 /// Builds the panel once, starts the worker, and reads `file` if given.
