@@ -12,7 +12,7 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use self::builder::Builder;
-pub use self::message::{Joining, Message, Probing, Reporting, Subscription};
+pub use self::message::{Joining, Message, Probing, Reporting, Subscription, WeightLearning};
 pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
@@ -193,6 +193,13 @@ algorithms! {
     Jiq [current] => "jiq", jiq::Jiq, 0xCC6677,
         "join the idle queue: idle servers announce themselves to one of many balancers (Lu et al. 2011)",
         Nothing, config(None, None, None);
+    // Learned weights: gRPC's and Envoy's weighted round robin on the servers' load reports.
+    GrpcWrr [current] => "grpc-wrr", grpc_wrr::GrpcWrr, 0x882255,
+        "gRPC weighted_round_robin: weights qps / utilization from load reports, static stride scheduler (gRFC A58)",
+        Nothing, config(None, None, None);
+    EnvoyCswrr [current] => "envoy-cswrr", envoy_cswrr::EnvoyCswrr, 0x6699CC,
+        "Envoy client-side weighted round robin: the same weights, median for hosts without one",
+        Nothing, config(None, None, ClientSideWeightedRoundRobin);
 }
 
 // Which rules a builder has lives beside the registry, so `builder.rs`
@@ -247,6 +254,7 @@ impl AlgorithmId {
                 false
             }
             Jiq => false,
+            GrpcWrr | EnvoyCswrr => false,
         }
     }
 }
