@@ -263,7 +263,8 @@ impl AlgorithmId {
     /// Whether this build runs the rule: every classic rule, and the
     /// current ones where the core has the `current-rules` feature. Every
     /// id parses in every build (links name them all); a scenario naming
-    /// one this build cannot run is refused by validation.
+    /// one this build cannot run is refused before it runs
+    /// ([`Scenario::runnable`](crate::Scenario::runnable)).
     pub fn runs_here(self) -> bool {
         !self.is_current() || cfg!(feature = "current-rules")
     }
@@ -273,6 +274,32 @@ impl AlgorithmId {
     pub fn classic() -> alloc::vec::Vec<AlgorithmId> {
         AlgorithmId::ALL.iter().copied().filter(|a| !a.is_current()).collect()
     }
+
+    /// How the rule's line is drawn besides its colour: more rules than a
+    /// colour-blind-safe palette has hues, so the current rules' lines are
+    /// broken, dashed and dotted by turns in registry order, and the
+    /// classic ones solid (docs/web.md#line-styles). Derived, so a new
+    /// rule is still one row.
+    pub fn stroke(self) -> Stroke {
+        let current = AlgorithmId::ALL.iter().filter(|a| a.is_current());
+        match current.take_while(|&&a| a != self).count() {
+            _ if !self.is_current() => Stroke::Solid,
+            n if n % 2 == 0 => Stroke::Dashed,
+            _ => Stroke::Dotted,
+        }
+    }
+}
+
+/// A rule's line style ([`AlgorithmId::stroke`]); each front end that
+/// draws lines picks its own lengths for the dashes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stroke {
+    /// An unbroken line.
+    Solid,
+    /// Long dashes.
+    Dashed,
+    /// Dots.
+    Dotted,
 }
 
 impl FromStr for AlgorithmId {
@@ -514,6 +541,8 @@ mod current_rules {
         for rule in current {
             assert_eq!(rule.id().parse::<AlgorithmId>(), Ok(rule));
             let scenario = Scenario { requests: 200, algorithms: alloc::vec![rule], ..Scenario::default() };
+            // Valid in every build: the page reads a link naming it.
+            assert_eq!(scenario.validate(), Ok(()));
             let verdict = crate::run(&scenario);
             if cfg!(feature = "current-rules") {
                 assert!(verdict.is_ok(), "{verdict:?}");
@@ -524,5 +553,20 @@ mod current_rules {
             }
         }
         assert!(AlgorithmId::classic().iter().all(|a| a.runs_here() && !a.is_current()));
+    }
+
+    /// The line styles docs/web.md#line-styles states: the classic rules
+    /// solid, the current ones broken, and no two current rules next to
+    /// each other in the registry (hence the legend) alike.
+    #[test]
+    fn current_rules_are_drawn_broken_and_neighbours_differ() {
+        use super::Stroke;
+        for &a in AlgorithmId::ALL {
+            assert_eq!(a.stroke() == Stroke::Solid, !a.is_current(), "{a:?}");
+        }
+        let current: alloc::vec::Vec<Stroke> =
+            AlgorithmId::ALL.iter().filter(|a| a.is_current()).map(|a| a.stroke()).collect();
+        assert_eq!(current.first(), Some(&Stroke::Dashed));
+        assert!(current.windows(2).all(|w| w[0] != w[1]), "{current:?}");
     }
 }
