@@ -1,10 +1,11 @@
 //! The playground's second wasm module: the panels a first visit does not
 //! need, fetched the first time a reader opens one (`web/boot.js`,
 //! `window.lbsimLazy()`), so the first visit stays within its budget
-//! (docs/performance.md#the-figures). Each export takes the page's share link, reads the
-//! scenario from it as any link is read, and draws into the same page;
-//! the drawing is `lbsim-web`'s, the numbers the core's. The replay is a
-//! module of its own (`lbsim-replay`).
+//! (docs/performance.md#the-figures). Each panel's export takes the page's
+//! share link, reads the scenario from it as any link is read, and draws
+//! into the same page; the drawing is `lbsim-web`'s, the numbers the
+//! core's. The results' CSV and JSON downloads are here too, written from
+//! the report on screen. The replay is a module of its own (`lbsim-replay`).
 
 use wasm_bindgen::prelude::*;
 
@@ -31,4 +32,11 @@ pub fn config(link: &str) {
 #[wasm_bindgen]
 pub fn embed_code(src: &str) {
     lbsim_web::embed_code::embed_code(src);
+}
+
+/// Downloads the report `report` (the workers' wire format) as `format`,
+/// `csv` or `json`.
+#[wasm_bindgen]
+pub fn results(report: &[u8], format: &str) {
+    lbsim_web::panels::results(report, format);
 }

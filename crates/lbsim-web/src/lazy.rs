@@ -1,5 +1,6 @@
 //! The modules fetched the first time a reader opens a panel that needs
-//! them: `lbsim-panels` (the remapping experiment and the Config panel) and
+//! them: `lbsim-panels` (the remapping experiment, the Config panel, the
+//! embed code and the results' downloads) and
 //! `lbsim-replay` (the replay). A first visit does not carry their code
 //! (its budget: docs/performance.md#the-figures). `web/boot.js` loads each once
 //! (`window.lbsimLazy(name)`, a promise of its exports); this asks for
@@ -133,6 +134,16 @@ pub fn replay() {
 pub fn embed_code(src: &str) {
     dom::set_text("share-status", "Measuring the embed...");
     call("share-status", PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
+}
+
+/// Downloads the results on screen as `format` (`csv` or `json`, the
+/// files `lbsim run --format` writes): the panels module writes them from
+/// the report, handed over in the workers' wire format (`lbsim-protocol`),
+/// so the first visit carries neither writer.
+pub fn results(format: &'static str) {
+    let Some(report) = with(|app| app.report.clone()) else { return };
+    let bytes = js_sys::Uint8Array::from(&lbsim_protocol::wire::encode(&*report)[..]);
+    call("share-status", PANELS, "results", Array::of2(&bytes, &JsValue::from_str(format)));
 }
 
 /// The "Your traffic" panel's module.

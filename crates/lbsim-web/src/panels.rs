@@ -3,9 +3,9 @@
 //! experiment, and the Config panel, the scenario as NGINX, HAProxy or
 //! Envoy configuration, written by the core's `config` (what `lbsim
 //! config` prints), for the rule and balancer the reader picks. What the
-//! balancer cannot express is a comment in the text, never dropped. The
-//! first module never names this one, so its code is not in the first
-//! visit's.
+//! balancer cannot express is a comment in the text, never dropped. And
+//! the results' downloads, written from the report on screen. The first
+//! module never names this one, so its code is not in the first visit's.
 
 use std::cell::RefCell;
 
@@ -139,4 +139,22 @@ pub fn config(link: &str) {
         "config-cli",
         &format!("lbsim config --for {} --algorithm {}{whole} --url '{}'", program.id(), rule.id(), link),
     );
+}
+
+/// Downloads the report `bytes` (the workers' wire format, as the first
+/// module holds it) as `format`: the JSON or CSV `lbsim run --format`
+/// writes for the same link.
+pub fn results(bytes: &[u8], format: &str) {
+    let report = match lbsim_protocol::wire::decode::<lbsim_core::Report>(bytes) {
+        Ok(report) => report,
+        Err(e) => return set_text("share-status", &format!("The results could not be read: {e}")),
+    };
+    if format == "json" {
+        match lbsim_core::report::json::to_string(&report) {
+            Ok(text) => dom::download_text(&text, "application/json", "lbsim-results.json"),
+            Err(e) => set_text("share-status", &format!("The results could not be written: {e}")),
+        }
+    } else {
+        dom::download_text(&report.csv(), "text/csv", "lbsim-results.csv");
+    }
 }
