@@ -5,7 +5,7 @@
 //! share link, reads the scenario from it as any link is read, and draws
 //! into the same page; the drawing is `lbsim-web`'s, the numbers the
 //! core's. The results' CSV and JSON downloads are here too, written from
-//! the report on screen. The replay is a module of its own (`lbsim-replay`).
+//! the report on screen, and the finished sweep's plot, PNG and CSV. The replay is a module of its own (`lbsim-replay`).
 
 use wasm_bindgen::prelude::*;
 
@@ -39,4 +39,23 @@ pub fn embed_code(src: &str) {
 #[wasm_bindgen]
 pub fn results(report: &[u8], format: &str) {
     lbsim_web::panels::results(report, format);
+}
+
+/// Draws the finished sweep `spec` (its range) of `rows` (each value's
+/// headlines, the workers' wire format) with the figure `figure`.
+#[wasm_bindgen]
+pub fn sweep(spec: &str, rows: &[u8], figure: &str, log: bool, preset: Option<String>, finished: bool) {
+    lbsim_web::panels::sweep(spec, rows, figure, log, preset, finished);
+}
+
+/// Downloads the finished sweep as `lbsim sweep --format csv` writes it.
+#[wasm_bindgen]
+pub fn sweep_csv(spec: &str, rows: &[u8]) {
+    lbsim_web::panels::sweep_csv(spec, rows);
+}
+
+/// Saves the sweep's plot as a PNG with its legend.
+#[wasm_bindgen]
+pub fn sweep_png() {
+    lbsim_web::panels::sweep_png();
 }

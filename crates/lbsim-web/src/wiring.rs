@@ -322,8 +322,11 @@ fn wire_results() {
         for i in 0..buttons.length() {
             if let Some(b) = buttons.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
                 on(&b, "click", |e: Event| {
-                    if let Some(id) = dom::target::<Element>(&e).and_then(|t| t.get_attribute("data-png")) {
-                        save_png(&id);
+                    match dom::target::<Element>(&e).and_then(|t| t.get_attribute("data-png")).as_deref() {
+                        // The panels module drew the sweep and holds its legend.
+                        Some("sweep") => lazy::sweep_png(),
+                        Some(id) => save_png(id),
+                        None => {}
                     }
                 });
             }
