@@ -26,6 +26,16 @@ impl Scenario {
             keys: crate::balancer::UserKeys::default(),
             jiq_sampled: self.jiq_sampled,
             active_request_bias: self.active_request_bias,
+            learning: crate::balancer::WeightLearning {
+                reporting: crate::balancer::Reporting {
+                    period_ms: f64::from(self.report_period_ms),
+                    out_of_band: self.out_of_band,
+                },
+                blackout_ms: f64::from(self.blackout_ms),
+                expiration_ms: f64::from(self.expiration_ms),
+                weight_period_ms: f64::from(self.weight_period_ms),
+                error_penalty: self.error_penalty,
+            },
         }
     }
 
