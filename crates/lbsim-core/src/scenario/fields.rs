@@ -337,8 +337,8 @@ scenario! {
         config(Written, Written, Written),
     /// Independent balancer copies, each with a partial view.
     balancers: u32 = 1
-        => ("balancers", Integer, 1.0, 64.0, 1.0, Servers, "balancer copies",
-            "balancer copies, each seeing only its own requests")
+        => ("balancers", Integer, 1.0, 1_024.0, 1.0, Servers, "balancer copies",
+            "balancer copies, each seeing only its own requests (at most 64 when a classic rule runs)")
         config(Missing(note::COPIES), Missing(note::COPIES), Missing(note::COPIES)),
     /// Algorithms to run, in canonical order.
     algorithms: Vec<AlgorithmId> = AlgorithmId::classic()
