@@ -15,7 +15,8 @@ const env = useBrowser();
 // The full simulator's module (crates/lbsim-traffic).
 const FULL = /lbsim-traffic_bg\.wasm/;
 
-// Every dash pattern the page sets on a canvas, with the number of marks
+// Every dash pattern the page sets on a canvas (zeros: solid, as the
+// canvas reads them), with the number of marks
 // that canvas had told the test by then (crates/lbsim-web/src/plots/
 // drawn.rs sets a line's dashes, draws it, clears them, then tells it):
 // the pattern set at count k is mark k's.
@@ -35,7 +36,7 @@ async function dashesByRule(page, id) {
   const calls = await page.evaluate((id) => window.lbsimDashes.filter((d) => d.id === id), id);
   // The last drawing's calls: those after the last time the count fell.
   const last = calls.slice(calls.findLastIndex((c, i) => i > 0 && c.mark < calls[i - 1].mark) + 1);
-  return Object.fromEntries(drawn.map((m, k) => [m.name, last.findLast((c) => c.mark === k && c.pattern.length > 0)?.pattern ?? []]));
+  return Object.fromEntries(drawn.map((m, k) => [m.name, last.findLast((c) => c.mark === k && c.pattern.some((v) => v > 0))?.pattern ?? []]));
 }
 
 const LINK = "#v=1&servers=8&slots=2&load=0.8&balancers=4&seed=11&algorithms=round-robin,power-of-two,least-request,jiq";
@@ -61,9 +62,9 @@ test("a link naming jiq runs it in the full simulator and gives the numbers of t
     assert.deepEqual((await marks(page, id)).map((m) => m.name).filter((n) => n === "jiq"), ["jiq"], `#${id} draws jiq`);
   }
   // A change re-runs both parts and merges them again.
-  await page.locator("input[name=seed]").fill("12");
-  await page.waitForFunction(() => document.body.dataset.drawn?.includes("seed=12") && document.body.dataset.state === "ready");
-  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ ...SCENARIO, seed: 12 })), "after a change");
+  await page.locator("input[name=slow-share]").fill("0.2");
+  await page.waitForFunction(() => document.body.dataset.drawn?.includes("slow-share=0.2") && document.body.dataset.state === "ready");
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ ...SCENARIO, "slow-share": 0.2 })), "after a change");
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -13,13 +13,14 @@ pub fn colour(algorithm: AlgorithmId) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-/// The rule's line as dash and gap lengths in CSS pixels (none: solid),
-/// long enough to read on a dense curve at a phone's width.
-pub fn dashes(algorithm: AlgorithmId) -> &'static [f64] {
+/// The rule's line as dash and gap lengths in CSS pixels (zeros: solid,
+/// as the canvas reads them), long enough to read on a dense curve at a
+/// phone's width.
+pub fn dashes(algorithm: AlgorithmId) -> [f64; 2] {
     match algorithm.stroke() {
-        Stroke::Solid => &[],
-        Stroke::Dashed => &[8.0, 4.0],
-        Stroke::Dotted => &[2.0, 3.0],
+        Stroke::Solid => [0.0, 0.0],
+        Stroke::Dashed => [8.0, 4.0],
+        Stroke::Dotted => [2.0, 3.0],
     }
 }
 

@@ -114,6 +114,9 @@ fn spawn(name: &str) -> Option<Worker> {
     Some(worker)
 }
 
+// Out of line: three callers (the pool's start, a restart, the full
+// simulator's start), one copy in the module.
+#[inline(never)]
 fn new_worker(index: usize) -> Option<Worker> {
     let early_one = if index == 0 { early_worker() } else { None };
     let (worker, early) = match early_one {
@@ -355,37 +358,39 @@ pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
     // Without the full simulator (it could not start), a current rule goes
     // with the others and is refused by name.
     let full = scenario.algorithms.iter().any(|a| !a.runs_here()).then(full_worker).flatten();
-    let (elsewhere, here): (Vec<&AlgorithmId>, Vec<_>) =
-        scenario.algorithms.iter().partition(|a| full.is_some() && !a.runs_here());
-    let (run_id, previous, ready, workers) = with(|app| {
+    let elsewhere = |a: &AlgorithmId| full.is_some() && !a.runs_here();
+    let (run_id, previous, ready, own, workers) = with(|app| {
         app.run_id += 1;
-        let ready: Vec<usize> = (0..app.workers.len()).filter(|&i| app.workers[i].ready).collect();
+        // The page's own workers: the full simulator's is the last one.
+        let own = app.full.unwrap_or(app.workers.len());
+        let ready: Vec<usize> = (0..own).filter(|&i| app.workers[i].ready).collect();
         // The page's first run goes to every worker, ready or not: they
         // all start together, and a part waiting in a worker that is
         // still instantiating costs less than one worker running it all.
         let first = purpose == Purpose::Main && app.report.is_none();
         let ready = if first { Vec::new() } else { ready };
-        (app.run_id, app.pending.as_ref().map(|p| p.run_id), ready, app.workers.len())
+        (app.run_id, app.pending.as_ref().map(|p| p.run_id), ready, own, app.workers.len())
     });
     // Before any worker is ready, every worker gets a part; afterwards
     // only the ready ones.
-    let mut chosen: Vec<usize> = if ready.is_empty() { (0..workers).collect() } else { ready };
-    let kept = with(|app| app.full);
-    chosen.retain(|&i| Some(i) != kept);
-    chosen.truncate(here.len().max(usize::from(elsewhere.is_empty())));
-    let mut groups = vec![Vec::new(); chosen.len()];
-    for (a, i) in here.into_iter().zip((0..chosen.len()).cycle()) {
-        groups[i].push(*a);
-    }
-    if let Some(full) = full {
-        chosen.push(full);
-        groups.push(elsewhere.into_iter().copied().collect());
-    }
-    if chosen.is_empty() {
+    let mut chosen: Vec<usize> = if ready.is_empty() { (0..own).collect() } else { ready };
+    let here = scenario.algorithms.iter().filter(|a| !elsewhere(a)).count();
+    chosen.truncate(here.max(usize::from(full.is_none())));
+    let own = chosen.len();
+    if own == 0 && full.is_none() {
         // No worker could start; the page said so already.
         return run_id;
     }
+    // The page's workers' parts, then the full simulator's.
+    chosen.extend(full);
     let parts = chosen.len();
+    let mut groups = vec![Vec::new(); parts];
+    let mut dealt = 0;
+    for &a in &scenario.algorithms {
+        let part = if elsewhere(&a) { own } else { dealt % own.max(1) };
+        dealt += usize::from(!elsewhere(&a));
+        groups[part].push(a);
+    }
     with(|app| {
         app.pending = Some(Pending {
             run_id,

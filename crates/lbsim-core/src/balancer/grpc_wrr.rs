@@ -320,6 +320,17 @@ mod tests {
         assert_eq!(held, 6);
     }
 
+    /// The pool's defaults, written out in `rule.rs`, are gRFC A58's.
+    #[test]
+    fn the_pools_defaults_are_grfc_a58s() {
+        let learning = Pool::named(&["a"]).learning;
+        assert_eq!(learning.blackout_ms, BLACKOUT_MS);
+        assert_eq!(learning.expiration_ms, EXPIRATION_MS);
+        assert_eq!(learning.weight_period_ms, WEIGHT_PERIOD_MS);
+        assert_eq!(learning.error_penalty, ERROR_PENALTY);
+        assert!(!learning.reporting.out_of_band);
+    }
+
     /// grpc-go's `weight`: unknown before any report, through the
     /// blackout, known from its end, unknown again at expiry, and after
     /// expiry the blackout starts again from the next report.

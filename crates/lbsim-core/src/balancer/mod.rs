@@ -277,15 +277,14 @@ impl AlgorithmId {
 
     /// How the rule's line is drawn besides its colour: more rules than a
     /// colour-blind-safe palette has hues, so the current rules' lines are
-    /// broken, dashed and dotted by turns in registry order, and the
-    /// classic ones solid (docs/web.md#line-styles). Derived, so a new
-    /// rule is still one row.
+    /// broken, dashed and dotted by turns in registry order (rows are in
+    /// `ALL`'s order), and the classic ones solid
+    /// (docs/web.md#line-styles). Derived, so a new rule is still one row.
     pub fn stroke(self) -> Stroke {
-        let current = AlgorithmId::ALL.iter().filter(|a| a.is_current());
-        match current.take_while(|&&a| a != self).count() {
-            _ if !self.is_current() => Stroke::Solid,
-            n if n % 2 == 0 => Stroke::Dashed,
-            _ => Stroke::Dotted,
+        match (self.is_current(), self as usize % 2 == AlgorithmId::Jiq as usize % 2) {
+            (false, _) => Stroke::Solid,
+            (true, true) => Stroke::Dashed,
+            (true, false) => Stroke::Dotted,
         }
     }
 }

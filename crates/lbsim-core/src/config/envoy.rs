@@ -151,10 +151,10 @@ fn client_side_weights(out: &mut String, scenario: &Scenario) {
          enable_oob_load_report: {}\n        oob_reporting_period: {}\n        blackout_period: {}\n        \
          weight_expiration_period: {}\n        weight_update_period: {}\n        error_utilization_penalty: {}",
         scenario.out_of_band,
-        duration(scenario.report_period_ms),
-        duration(scenario.blackout_ms),
-        duration(scenario.expiration_ms),
-        duration(scenario.weight_period_ms),
+        duration(scenario.report_period),
+        duration(scenario.blackout),
+        duration(scenario.expiration),
+        duration(scenario.weight_period),
         scenario.error_penalty,
     );
 }

@@ -622,28 +622,28 @@ scenario! {
     /// The period a server's load report covers, in ms: qps, errors a
     /// second and utilization over its last closed period (per call) or
     /// sent every period (out of band, gRFC A58's `oobReportingPeriod`).
-    report_period_ms: u32 = 1_000, skip_default
+    report_period: u32 = 1_000, skip_default
         => ("report-period", Integer, 10.0, 600_000.0, 100.0, Hashing, "load report period (ms)",
             "learned weights: the period a server's load report covers, ms (out of band: sent every period)")
         applies(Scenario::learns_weights)
         config(Outside, Outside, Written),
     /// gRFC A58's `blackoutPeriod`: a weight is used only this long after
     /// the server's first report, in ms (0: at once).
-    blackout_ms: u32 = 10_000, skip_default
+    blackout: u32 = 10_000, skip_default
         => ("blackout", Integer, 0.0, 3_600_000.0, 1000.0, Hashing, "weight blackout (ms)",
             "learned weights: a weight is used only this long after the server's first report, ms (gRFC A58 blackoutPeriod)")
         applies(Scenario::learns_weights)
         config(Outside, Outside, Written),
     /// gRFC A58's `weightExpirationPeriod`: a weight unrenewed this long
     /// is dropped, in ms.
-    expiration_ms: u32 = 180_000, skip_default
+    expiration: u32 = 180_000, skip_default
         => ("expiration", Integer, 100.0, 3_600_000.0, 1000.0, Hashing, "weight expiration (ms)",
             "learned weights: a weight no report renews for this long is dropped, ms (gRFC A58 weightExpirationPeriod)")
         applies(Scenario::learns_weights)
         config(Outside, Outside, Written),
     /// gRFC A58's `weightUpdatePeriod`: how often the weights are
     /// recomputed, in ms (gRPC takes no less than 100 ms).
-    weight_period_ms: u32 = 1_000, skip_default
+    weight_period: u32 = 1_000, skip_default
         => ("weight-period", Integer, 100.0, 600_000.0, 100.0, Hashing, "weight update period (ms)",
             "learned weights: how often the weights are recomputed, ms (gRFC A58 weightUpdatePeriod)")
         applies(Scenario::learns_weights)

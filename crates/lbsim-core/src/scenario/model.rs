@@ -28,12 +28,12 @@ impl Scenario {
             active_request_bias: self.active_request_bias,
             learning: crate::balancer::WeightLearning {
                 reporting: crate::balancer::Reporting {
-                    period_ms: f64::from(self.report_period_ms),
+                    period_ms: f64::from(self.report_period),
                     out_of_band: self.out_of_band,
                 },
-                blackout_ms: f64::from(self.blackout_ms),
-                expiration_ms: f64::from(self.expiration_ms),
-                weight_period_ms: f64::from(self.weight_period_ms),
+                blackout_ms: f64::from(self.blackout),
+                expiration_ms: f64::from(self.expiration),
+                weight_period_ms: f64::from(self.weight_period),
                 error_penalty: self.error_penalty,
             },
         }

@@ -177,7 +177,7 @@ pub fn latency(
         let line = steps(points(r, view.class), (x0, x1), y0, view.tail);
         let style = look.line(r.algorithm, 2.0);
         let dashes = look.dashes(r.algorithm);
-        drawn::line(&mut chart, canvas, r.algorithm.id(), &line, style, &dashes, [true, view.tail])?;
+        drawn::line(&mut chart, canvas, r.algorithm.id(), &line, style, dashes, [true, view.tail])?;
     }
     if let Some(m) = theory {
         let curve: Vec<(f64, f64)> = log_grid(x0, x1)

@@ -39,8 +39,8 @@ impl Look {
     }
 
     /// A rule's dashes in canvas pixels (docs/web.md#line-styles).
-    pub(super) fn dashes(&self, a: AlgorithmId) -> Vec<f64> {
-        dashes(a).iter().map(|d| d * self.scale).collect()
+    pub(super) fn dashes(&self, a: AlgorithmId) -> [f64; 2] {
+        dashes(a).map(|d| d * self.scale)
     }
 
     /// A rule's line: full colour and thicker when the lesson is about it,

@@ -193,7 +193,7 @@ pub fn over_time(
                         r.algorithm.id(),
                         &stretch,
                         style,
-                        &dashes,
+                        dashes,
                         [false, false],
                     )?;
                     stretch.clear();
@@ -330,7 +330,7 @@ pub fn requests(
                 &name,
                 &line,
                 c.stroke_width(look.stroke(1.5)),
-                &[],
+                [0.0; 2],
                 [false, false],
             )?;
         }
