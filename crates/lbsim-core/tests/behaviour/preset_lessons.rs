@@ -540,6 +540,49 @@ fn learned_weights_match_least_connections_only_after_the_blackout() {
     }
 }
 
+fn mean_ms(report: &Report, id: AlgorithmId) -> f64 {
+    result(report, id).latency_ms.all.mean
+}
+
+#[test]
+fn many_balancers_jiq_beats_what_a_copy_can_do_alone() {
+    let report = run(&preset("many-balancers").expect("preset").scenario()).expect("valid");
+    let (rr, random) = (mean_ms(&report, AlgorithmId::RoundRobin), mean_ms(&report, AlgorithmId::Random));
+    let (p2c, jiq) = (mean_ms(&report, AlgorithmId::PowerOfTwo), mean_ms(&report, AlgorithmId::Jiq));
+    // "a mean latency of 91 ms against random's 93, a p99 near 400 ms"
+    assert!(
+        (88.0..94.0).contains(&rr) && (90.0..96.0).contains(&random),
+        "round robin {rr}, random {random}"
+    );
+    assert!((rr - random).abs() < 0.05 * random, "32 rotations place as if at random");
+    let rr_p99 = result(&report, AlgorithmId::RoundRobin).latency_ms.all.p99;
+    assert!((380.0..420.0).contains(&rr_p99), "round robin's p99 {rr_p99}");
+    // "Two choices ... (71 ms, p99 275 ms)"
+    let p2c_p99 = result(&report, AlgorithmId::PowerOfTwo).latency_ms.all.p99;
+    assert!((69.0..73.0).contains(&p2c) && (265.0..285.0).contains(&p2c_p99), "two choices {p2c}, {p2c_p99}");
+    // "the mean falls to 44 ms and the p99 to 194 ms"
+    let jiq_p99 = result(&report, AlgorithmId::Jiq).latency_ms.all.p99;
+    assert!((42.0..46.0).contains(&jiq) && (185.0..205.0).contains(&jiq_p99), "jiq {jiq}, {jiq_p99}");
+    // "Set jiq-sampled to 2 ... the mean falls to 39 ms"
+    let sq2 = preset_with("many-balancers", &[("jiq-sampled", "2"), ("algorithms", "jiq")]);
+    let sq2 = mean_ms(&sq2, AlgorithmId::Jiq);
+    assert!((37.0..41.0).contains(&sq2), "JIQ-SQ(2) {sq2}");
+    // "Set balancers to 1: round robin ... (52 ms), and JIQ's one queue
+    // holds every idle server (20 ms, the work alone)"
+    let one = preset_with("many-balancers", &[("balancers", "1")]);
+    let (rr1, jiq1) = (mean_ms(&one, AlgorithmId::RoundRobin), mean_ms(&one, AlgorithmId::Jiq));
+    assert!((50.0..54.0).contains(&rr1), "one round robin {rr1}");
+    assert!(
+        (19.0..21.0).contains(&jiq1) && result(&one, AlgorithmId::Jiq).wait_ms.mean < 1.0,
+        "one JIQ {jiq1}"
+    );
+    let lesson = preset("many-balancers").expect("preset").lesson;
+    for quoted in ["91 ms", "93,", "400 ms", "71 ms", "275 ms", "44 ms", "194 ms", "39 ms", "52 ms", "20 ms,"]
+    {
+        assert!(lesson.contains(quoted), "the lesson quotes {quoted}");
+    }
+}
+
 #[test]
 fn lessons_read_as_prose() {
     for p in lbsim_core::presets::PRESETS {
