@@ -193,6 +193,10 @@ algorithms! {
     Jiq [current] => "jiq", jiq::Jiq, 0xCC6677,
         "join the idle queue: idle servers announce themselves to one of many balancers (Lu et al. 2011)",
         Nothing, config(None, None, None);
+    // Finagle's deterministic aperture.
+    Aperture [current] => "aperture", aperture::Aperture, 0x7766CC,
+        "Finagle's deterministic aperture: two choices in each copy's slice of the servers",
+        Nothing, config(None, None, None);
 }
 
 // Which rules a builder has lives beside the registry, so `builder.rs`
@@ -247,6 +251,7 @@ impl AlgorithmId {
                 false
             }
             Jiq => false,
+            Aperture => false,
         }
     }
 }
@@ -271,6 +276,14 @@ impl FromStr for AlgorithmId {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
         AlgorithmId::ALL.iter().copied().find(|a| a.id() == s).ok_or(())
+    }
+}
+
+/// Tells each of a run's copies its place among them ([`Balancer::place`]).
+pub fn place_copies(copies: &mut [Box<dyn Balancer>]) {
+    let n = copies.len();
+    for (i, copy) in copies.iter_mut().enumerate() {
+        copy.place(i, n);
     }
 }
 

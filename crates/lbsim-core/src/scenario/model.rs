@@ -26,6 +26,7 @@ impl Scenario {
             keys: crate::balancer::UserKeys::default(),
             jiq_sampled: self.jiq_sampled,
             active_request_bias: self.active_request_bias,
+            aperture_size: self.aperture_size,
         }
     }
 
