@@ -140,12 +140,14 @@ pub fn simulate(
 /// and, when a rule placed requests by key, the core's note on it.
 /// Quick requests' p99 shows only where there are quick requests (bimodal
 /// work); a run with errors gains an errors column (and a retries column
-/// when it retried); one with caches a hit rate column. An empty figure
-/// is "-".
+/// when it retried); one with caches a hit rate column; one whose rule
+/// keeps each copy to a part of the servers (aperture) a connections
+/// column, all copies' against a full mesh's, and a line per such rule
+/// with each copy's. An empty figure is "-".
 fn table(report: &Report, lesson: Option<&str>) -> String {
     let shown = |key| column(key).shown(report);
-    let (quick, errors, retries, caches) =
-        (shown("quick-p99"), shown("errors"), shown("retries"), shown("hit-rate"));
+    let (quick, errors, retries, caches, connections) =
+        (shown("quick-p99"), shown("errors"), shown("retries"), shown("hit-rate"), shown("connections"));
     let mut out = format!("{:<18}", "algorithm");
     if quick {
         out += &format!(" {:>13}", "quick p99 ms");
@@ -159,6 +161,9 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
     }
     if caches {
         out += &format!(" {:>8}", "hit rate");
+    }
+    if connections {
+        out += &format!(" {:>15}", "connections");
     }
     out.push('\n');
     for r in &report.results {
@@ -185,7 +190,17 @@ fn table(report: &Report, lesson: Option<&str>) -> String {
             let cell = r.hit_rate.flatten().map_or_else(|| "-".to_string(), |h| format!("{:.1}%", h * 100.0));
             out += &format!(" {cell:>8}");
         }
+        if connections {
+            let cell =
+                r.connections.map_or_else(|| "-".to_string(), |c| format!("{} of {}", c.total, c.full_mesh));
+            out += &format!(" {cell:>15}");
+        }
         out.push('\n');
+    }
+    for r in &report.results {
+        if let Some(c) = r.connections {
+            out += &format!("\n{} connections: {}\n", r.algorithm.id(), c.describe());
+        }
     }
     let z = &report.realized;
     // Only classed requests (bimodal work, a log's class column) have a

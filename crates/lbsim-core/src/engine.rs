@@ -225,6 +225,7 @@ impl AlgorithmRun {
             error_series: fleet.map(|f| f.error_series),
             hit_rate: caches.as_ref().map(|c| c.hit_rate),
             hit_series: caches.as_mut().map(|c| core::mem::take(&mut c.hit_series)),
+            connections: crate::report::Connections::held(&self.copies, self.servers.len()),
             makespan_ms: self.makespan_ms,
             queue_bucket_ms: self.buckets.width_ms,
             queue_series,
@@ -367,6 +368,7 @@ impl Prepared {
                 .chain((1..self.scenario.balancers).map(|_| balancer::build(run.algorithm, &self.pool)))
                 .collect()
         };
+        balancer::place_copies(&mut run.copies);
         run.bus =
             bus_for(run.algorithm, &self.scenario, &run.copies, self.pool.len(), self.workload.horizon_ms());
         let fleet = fleet::State::new(&self.scenario, &self.pool, &self.workload, &mut run, log);

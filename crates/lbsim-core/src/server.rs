@@ -295,13 +295,14 @@ impl AlgorithmRun {
         let first = balancer::build(algorithm, pool);
         let observes = first.observes_completions();
         let counts_at_pick = first.counts_at_pick();
-        let copies: Vec<Box<dyn Balancer>> = if first.shared_by_copies() {
+        let mut copies: Vec<Box<dyn Balancer>> = if first.shared_by_copies() {
             alloc::vec![first]
         } else {
             core::iter::once(first)
                 .chain((1..scenario.balancers).map(|_| balancer::build(algorithm, pool)))
                 .collect()
         };
+        balancer::place_copies(&mut copies);
         let counts_from_servers = counts_at_pick && copies.len() == 1;
         let buckets = Buckets::over(horizon_ms);
         let servers = (0..pool.len())

@@ -18,6 +18,9 @@
 //! passive checks (`max-fails`, `fail-timeout-ms`) skip a server that
 //! failed, on the clock the steps keep; the rule's own state (NGINX's
 //! effective weights) learns of the failure as in a run.
+//!
+//! The rule is the first of `balancers` copies: only aperture's picks
+//! depend on it, drawn within copy 1's slice of the ring.
 
 use alloc::format;
 use alloc::string::String;
@@ -149,6 +152,8 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
     let pool = scenario.pool();
     let n = pool.len();
     let mut balancer = balancer::build(rule, &pool);
+    // The first copy's picks: only aperture's depend on its place.
+    balancer.place(0, scenario.balancers as usize);
     let mut rng = algorithm_rng(scenario.seed, rule.id());
     let timeline = Timeline::new(scenario);
     let mut passive = Passive::new(scenario, n);

@@ -22,8 +22,8 @@ use lbsim_core::balancer::AlgorithmId;
 use lbsim_core::fleet::{Cause, Outcome, Verdict};
 use lbsim_core::replay::{Attempt, Replay, Request};
 use lbsim_core::report::{
-    AlgorithmResult, Distributions, Headline, KeyShare, Latencies, Percentiles, Realized, Report,
-    ServerResult, Wait,
+    AlgorithmResult, Connections, Distributions, Headline, KeyShare, Latencies, Percentiles, Realized,
+    Report, ServerResult, Wait,
 };
 use lbsim_core::{url, Scenario};
 
@@ -266,9 +266,10 @@ wire_struct! {
     }
     AlgorithmResult {
         algorithm, latency_ms, wait_ms, peak_queue, busiest_share, imbalance, errors, retries,
-        error_share, error_series, hit_rate, hit_series, makespan_ms, queue_bucket_ms, queue_series,
-        cdf, servers,
+        error_share, error_series, hit_rate, hit_series, connections, makespan_ms, queue_bucket_ms,
+        queue_series, cdf, servers,
     }
+    Connections { fewest, most, total, full_mesh }
     Replay { algorithm, servers, requests, attempts, verdicts }
     Verdict { at_ms, copy, server, out }
     Request { arrival_ms, slow, answered_ms, ok }

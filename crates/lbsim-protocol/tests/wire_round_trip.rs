@@ -54,6 +54,25 @@ fn every_presets_report_reads_back_as_the_cli_prints_it() {
     }
 }
 
+/// A report with the connections aperture's copies hold (no preset runs
+/// aperture) reads back as the CLI prints it, the figure included.
+#[test]
+fn an_aperture_reports_connections_read_back_as_the_cli_prints_them() {
+    let scenario = Scenario {
+        servers: 16,
+        balancers: 4,
+        requests: 2_000,
+        algorithms: vec![lbsim_core::AlgorithmId::PowerOfTwo, lbsim_core::AlgorithmId::Aperture],
+        ..Scenario::default()
+    };
+    let report = run(&scenario).expect("valid");
+    assert!(report.results[1].connections.is_some());
+    let back: FromWorker =
+        decode(&encode(&FromWorker::Done { run_id: 1, report: Box::new(report) })).expect("reads");
+    let FromWorker::Done { report: back, .. } = back else { panic!("not Done") };
+    assert_eq!(serde_json::to_string(&*back).unwrap(), cli_json(&scenario).trim_end());
+}
+
 #[test]
 fn runs_carry_their_scenario_exactly() {
     for preset in PRESETS {

@@ -1,23 +1,38 @@
-//! Finagle's deterministic aperture, its geometry: the servers and the
-//! balancer copies each mapped uniformly onto the unit ring
-//! (`aperture/Ring.scala`, `aperture/ProcessCoordinate.scala`), each copy
-//! talking only to the servers its slice of the ring overlaps, and
-//! picking by power of two choices inside the slice
-//! (`DeterministicAperture` in `aperture/Aperture.scala`).
+//! Finagle's deterministic aperture (twitter/finagle,
+//! `finagle-core/.../loadbalancer/aperture/`: `Ring.scala`,
+//! `ProcessCoordinate.scala`, `DeterministicAperture.scala`,
+//! `WeightedP2CPick.scala`, with `ApertureLeastLoaded`'s load): the servers
+//! and the balancer copies each mapped uniformly onto the unit ring, each
+//! copy talking only to the servers its slice of the ring overlaps, and
+//! picking by power of two choices inside the slice.
 //!
 //! A copy's slice starts at its coordinate, `instance / copies`, and is
 //! `min(1, ceil(A x (1/N) / (1/C)) x (1/C))` wide for `N` servers, `C`
-//! copies and aperture `A` (Finagle's `apertureWidth`: whole copy-widths,
-//! so the slices of all copies cover the ring evenly). A pick draws a
-//! point uniformly in the slice, so a server the slice only partly
+//! copies and aperture `A = min(aperture-size, N)` (Finagle's
+//! `dApertureWidth` with `MinDeterministicAperture`, 12 by default: whole
+//! copy-widths, so the slices of all copies cover the ring evenly). A pick
+//! draws a point uniformly in the slice, so a server the slice only partly
 //! overlaps (an edge server) is drawn in proportion to its overlap; the
 //! second choice is drawn from the slice without the first's share, as
 //! Finagle's `tryPickSecond` does, so the two differ whenever the slice
-//! holds more than one server. The less loaded of the two wins, the first
-//! on a tie.
+//! holds more than one server. Of the two, the fewer of the copy's own
+//! unfinished requests per overlap wins (`WeightedP2CPick`: plain counts
+//! when the two overlaps are within 0.0001), the first on a tie.
+//!
+//! The ring holds the pool's members, each once: the configured weights and
+//! slow start's are not read (Finagle's weighted variant is another
+//! distributor, `WeightedAperture`). A pick in a fleet run draws among the
+//! allowed servers of the slice only; with none allowed there it is `None`
+//! and the request fails, as Finagle's balancer sends to a closed node of
+//! its aperture once its tries are spent (docs/model.md#finagles-aperture).
 
 use rand::Rng as _;
 
+#[cfg(feature = "current-rules")]
+use alloc::vec::Vec;
+
+#[cfg(feature = "current-rules")]
+use super::rule::{Balancer, Eligible, Pick, Pool, Unfinished};
 use crate::rng::Rng;
 
 /// Finagle's tolerance for comparing ring positions (`Ring.epsilon`).
@@ -131,6 +146,147 @@ impl Coordinate {
     }
 }
 
+/// Finagle's rule for two overlaps "effectively the same"
+/// (`WeightedP2CPick.approxEqual`).
+#[cfg(feature = "current-rules")]
+const SAME_OVERLAP: f64 = 0.0001;
+
+/// One balancer copy's deterministic aperture over the pool's members.
+#[cfg(feature = "current-rules")]
+pub struct Aperture {
+    /// Ring index to server: the members, in pool order.
+    members: Vec<u32>,
+    ring: Ring,
+    coordinate: Coordinate,
+    /// The `aperture-size` field (Finagle's `MinDeterministicAperture`).
+    aperture: u32,
+    /// The slice's width for the current members and copies.
+    width: f64,
+    /// Per ring index, its overlap with the slice (kept, not worked out
+    /// at each pick).
+    overlaps: Vec<f64>,
+    unfinished: Unfinished,
+}
+
+#[cfg(feature = "current-rules")]
+impl Aperture {
+    /// Copy 0 of 1 over `pool` (the engine places each copy before its
+    /// first pick, [`Balancer::place`]).
+    pub fn new(pool: &Pool) -> Aperture {
+        let mut aperture = Aperture {
+            members: (0..pool.len() as u32).collect(),
+            ring: Ring::new(pool.len()),
+            coordinate: Coordinate::new(0, 1),
+            aperture: pool.aperture_size,
+            width: 1.0,
+            overlaps: Vec::new(),
+            unfinished: Unfinished::new(pool.len()),
+        };
+        aperture.rebuild();
+        aperture
+    }
+
+    /// The ring and the width over the current members and coordinate
+    /// (Finagle rebuilds its distributor on either change).
+    fn rebuild(&mut self) {
+        let n = self.members.len();
+        self.ring = Ring::new(n);
+        let logical = self.aperture.min(u32::try_from(n).unwrap_or(u32::MAX));
+        self.width = self.coordinate.width(logical, n);
+        let (ring, offset, width) = (self.ring, self.coordinate.offset, self.width);
+        self.overlaps = (0..n).map(|i| ring.weight(i, offset, width)).collect();
+    }
+
+    /// The server at ring index `i`, and its overlap with the slice.
+    fn node(&self, i: usize) -> (usize, f64) {
+        (self.members[i] as usize, self.overlaps[i])
+    }
+
+    /// `WeightedP2CPick`: the fewer unfinished per overlap of `a` and `b`,
+    /// plain counts when the overlaps are the same, `a` on a tie.
+    fn less_loaded(&self, (a, aw): (usize, f64), (b, bw): (usize, f64)) -> usize {
+        let (la, lb) = (f64::from(self.unfinished.get(a)), f64::from(self.unfinished.get(b)));
+        let aw = if aw == 0.0 { 1.0 } else { aw };
+        let bw = if bw == 0.0 { 1.0 } else { bw };
+        let first = if (aw - bw).abs() < SAME_OVERLAP { la <= lb } else { la / aw <= lb / bw };
+        if first {
+            a
+        } else {
+            b
+        }
+    }
+
+    /// A ring index of the slice among those `allowed`, each drawn in
+    /// proportion to its overlap; `None` when the slice allows none.
+    fn draw_among(&self, rng: &mut Rng, allowed: impl Fn(usize) -> bool) -> Option<usize> {
+        if self.members.is_empty() {
+            return None;
+        }
+        let (offset, width) = (self.coordinate.offset, self.width);
+        let weighted =
+            || self.ring.indices(offset, width).filter(|&i| allowed(i)).map(|i| (i, self.node(i).1));
+        let total: f64 = weighted().map(|(_, w)| w).sum();
+        if total <= 0.0 {
+            return None;
+        }
+        let mut r = rng.random::<f64>() * total;
+        let mut last = None;
+        for (i, w) in weighted() {
+            if r < w {
+                return Some(i);
+            }
+            r -= w;
+            last = Some(i);
+        }
+        last
+    }
+}
+
+#[cfg(feature = "current-rules")]
+impl Balancer for Aperture {
+    fn pick(&mut self, _request: &Pick, rng: &mut Rng) -> usize {
+        let (offset, width) = (self.coordinate.offset, self.width);
+        let a = self.ring.pick(offset, width, rng);
+        let b = self.ring.pick_second(a, offset, width, rng);
+        self.less_loaded(self.node(a), self.node(b))
+    }
+
+    fn dispatched(&mut self, server: usize) {
+        self.unfinished.add(server);
+    }
+
+    fn completed(&mut self, server: usize, _now_ms: f64, _latency_ms: f64) {
+        self.unfinished.remove(server);
+    }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        let allows = |i: usize| eligible.allows(self.members[i] as usize);
+        let a = self.draw_among(rng, allows)?;
+        let b = self.draw_among(rng, |i| i != a && allows(i)).unwrap_or(a);
+        Some(self.less_loaded(self.node(a), self.node(b)))
+    }
+
+    fn reshape(&mut self, members: &[bool], _available: &[bool]) {
+        let now: Vec<u32> = (0..members.len() as u32).filter(|&s| members[s as usize]).collect();
+        if now != self.members {
+            self.members = now;
+            self.rebuild();
+        }
+    }
+
+    fn place(&mut self, copy: usize, copies: usize) {
+        self.coordinate = Coordinate::new(copy, copies);
+        self.rebuild();
+    }
+
+    fn connections(&self) -> Option<usize> {
+        Some(if self.members.is_empty() { 0 } else { self.ring.range(self.coordinate.offset, self.width) })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +310,37 @@ mod tests {
 
     fn list(text: &str) -> Vec<usize> {
         text.split(',').map(|w| w.parse().unwrap_or_else(|_| panic!("{w}"))).collect()
+    }
+
+    /// `WeightedP2CPick.pick`: "if (approxEqual(_aw, _bw)) { if (a.load <=
+    /// b.load) a else b } else { if (a.load / _aw <= b.load / _bw) a else b }":
+    /// the fewer unfinished per overlap wins, plain counts when the
+    /// overlaps are within 0.0001, the first on a tie (of counts: two
+    /// overlaps' quotients are as floating point has them). Copy 3 of 4 over
+    /// `Ring(10)` with an aperture of 4 is RingTest's slice from 3/4, half
+    /// the ring: s8 (index 7) and s3 (index 2) its edges, half covered.
+    #[cfg(feature = "current-rules")]
+    #[test]
+    fn the_fewer_unfinished_per_overlap_wins_the_first_on_a_tie() {
+        let mut aperture =
+            Aperture::new(&Pool { aperture_size: 4, ..crate::balancer::checks::pool(&[1; 10]) });
+        aperture.place(3, 4);
+        assert_eq!(aperture.connections(), Some(6));
+        let (edge, inner, other) = (aperture.node(7), aperture.node(8), aperture.node(9));
+        assert!((edge.1 - 0.5).abs() < 1e-9 && (inner.1 - 1.0).abs() < 1e-9, "{edge:?} {inner:?}");
+        assert_eq!(aperture.less_loaded(inner, other), 8, "equal overlaps, no load: the first");
+        aperture.dispatched(7);
+        aperture.dispatched(8);
+        assert_eq!(aperture.less_loaded(edge, inner), 8, "1 / 0.5 against 1 / 1");
+        aperture.dispatched(8);
+        aperture.dispatched(8);
+        assert_eq!(aperture.less_loaded(edge, inner), 7, "1 / 0.5 against 3 / 1");
+        assert_eq!(aperture.less_loaded(inner, edge), 7, "3 / 1 against 1 / 0.5");
+        aperture.dispatched(9);
+        aperture.dispatched(9);
+        aperture.completed(8, 0.0, 1.0);
+        assert_eq!(aperture.less_loaded(other, inner), 9, "2 against 2, equal overlaps: the first");
+        assert_eq!(aperture.less_loaded(inner, other), 8, "2 against 2, equal overlaps: the first");
     }
 
     /// Every line of `tests/oracles/finagle_aperture.txt`: `RingTest.scala`'s
@@ -223,6 +410,6 @@ mod tests {
             }
             held += 1;
         }
-        assert_eq!(held, 12);
+        assert_eq!(held, 14);
     }
 }

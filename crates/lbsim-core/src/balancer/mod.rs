@@ -200,6 +200,10 @@ algorithms! {
     EnvoyCswrr [current] => "envoy-cswrr", envoy_cswrr::EnvoyCswrr, 0x6699CC,
         "Envoy client-side weighted round robin: the same weights, median for hosts without one",
         Nothing, config(None, None, ClientSideWeightedRoundRobin);
+    // Finagle's deterministic aperture.
+    Aperture [current] => "aperture", aperture::Aperture, 0x9966CC,
+        "Finagle's deterministic aperture: two choices in each copy's slice of the servers",
+        Nothing, config(None, None, None);
 }
 
 // Which rules a builder has lives beside the registry, so `builder.rs`
@@ -255,6 +259,7 @@ impl AlgorithmId {
             }
             Jiq => false,
             GrpcWrr | EnvoyCswrr => false,
+            Aperture => false,
         }
     }
 }
@@ -305,6 +310,14 @@ impl FromStr for AlgorithmId {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
         AlgorithmId::ALL.iter().copied().find(|a| a.id() == s).ok_or(())
+    }
+}
+
+/// Tells each of a run's copies its place among them ([`Balancer::place`]).
+pub fn place_copies(copies: &mut [Box<dyn Balancer>]) {
+    let n = copies.len();
+    for (i, copy) in copies.iter_mut().enumerate() {
+        copy.place(i, n);
     }
 }
 

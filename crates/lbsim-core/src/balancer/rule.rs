@@ -166,6 +166,18 @@ pub trait Balancer {
     /// rules that use weights or counts take them, keeping their counts;
     /// hashing rules ignore them.
     fn reweight(&mut self, _weights: &[u32]) {}
+
+    /// This is copy `copy` of a run's `copies`, told once before the
+    /// first pick: a rule that shares the servers out among the copies
+    /// (aperture's ring coordinates) takes its part.
+    fn place(&mut self, _copy: usize, _copies: usize) {}
+
+    /// The servers this copy may send to, the connections it holds, where
+    /// the rule keeps to fewer than every server (aperture's slice);
+    /// `None` for a full mesh (docs/model.md#finagles-aperture).
+    fn connections(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// What a fleet-run pick may take: members available to this copy that
@@ -229,6 +241,9 @@ pub struct Pool {
     /// gRPC's and Envoy's learned weights: the load reports and how the
     /// weights are kept.
     pub learning: WeightLearning,
+    /// Finagle's aperture: the servers a copy's slice is sized for (at
+    /// most the pool's size), `MinDeterministicAperture`.
+    pub aperture_size: u32,
 }
 
 impl Pool {
@@ -258,6 +273,8 @@ impl Pool {
                 weight_period_ms: 1_000.0,
                 error_penalty: 1.0,
             },
+            // Finagle's `MinDeterministicAperture`, written out as Maglev's size is.
+            aperture_size: 12,
         }
     }
 

@@ -2,7 +2,8 @@
 //! sortable table shows them all, the CLI's terminal table a few of them
 //! in its own layout, and both show a column only where a report has it
 //! (quick requests for bimodal work, errors and retries for a fleet that
-//! fails, hit rates for caches).
+//! fails, hit rates for caches, connections for a rule that keeps each
+//! copy to a part of the servers).
 
 use alloc::format;
 use alloc::string::String;
@@ -156,6 +157,13 @@ pub const COLUMNS: &[Column] = &[
         value: |r| r.hit_rate.flatten(),
         format: percent,
         shown: Some(Report::has_caches),
+    },
+    Column {
+        key: "connections",
+        heading: "connections",
+        value: |r| r.connections.map(|c| c.total as f64),
+        format: count,
+        shown: Some(Report::has_connections),
     },
 ];
 

@@ -148,6 +148,12 @@ impl Report {
         self.results.iter().any(|r| r.hit_rate.is_some())
     }
 
+    /// Whether a rule kept its copies to parts of the servers (front ends
+    /// add a connections column).
+    pub fn has_connections(&self) -> bool {
+        self.results.iter().any(|r| r.connections.is_some())
+    }
+
     /// Whether any algorithm retried a request.
     pub fn has_retries(&self) -> bool {
         self.results.iter().any(|r| r.retries.unwrap_or(0) > 0)
@@ -401,6 +407,52 @@ pub struct ServerResult {
     pub hit_rate: Empty<f64>,
 }
 
+/// The connections a rule's balancer copies hold, where each keeps to a
+/// part of the servers (docs/model.md#finagles-aperture): a copy holds one
+/// to each server it may send to, against a full mesh's one from every copy
+/// to every server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Connections {
+    /// The fewest one copy holds.
+    pub fewest: u32,
+    /// The most one copy holds.
+    pub most: u32,
+    /// All copies' together.
+    pub total: u64,
+    /// A full mesh's: copies x servers.
+    pub full_mesh: u64,
+}
+
+impl Connections {
+    /// What `copies` hold over `servers` servers; `None` when every copy
+    /// may send to every server.
+    pub fn held(
+        copies: &[alloc::boxed::Box<dyn crate::balancer::Balancer>],
+        servers: usize,
+    ) -> Option<Connections> {
+        let each: Vec<u32> = copies
+            .iter()
+            .map(|c| c.connections().map(|n| u32::try_from(n).unwrap_or(u32::MAX)))
+            .collect::<Option<_>>()?;
+        Some(Connections {
+            fewest: each.iter().copied().min().unwrap_or(0),
+            most: each.iter().copied().max().unwrap_or(0),
+            total: each.iter().map(|&n| u64::from(n)).sum(),
+            full_mesh: (copies.len() * servers) as u64,
+        })
+    }
+
+    /// `5 to 6 a copy, 22 in all (a full mesh: 40)`.
+    pub fn describe(&self) -> String {
+        let per_copy = if self.fewest == self.most {
+            format!("{}", self.fewest)
+        } else {
+            format!("{} to {}", self.fewest, self.most)
+        };
+        format!("{per_copy} a copy, {} in all (a full mesh: {})", self.total, self.full_mesh)
+    }
+}
+
 /// One algorithm's results.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AlgorithmResult {
@@ -438,6 +490,10 @@ pub struct AlgorithmResult {
     /// `queue_bucket_ms`); `None` for a bucket without any.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub hit_series: Option<Vec<Option<f64>>>,
+    /// The connections the copies hold, where the rule keeps each copy
+    /// to a part of the servers (aperture).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub connections: Option<Connections>,
     /// Time of the last completion in ms.
     pub makespan_ms: f64,
     /// Width of a bucket of the series over time, in ms: a round width

@@ -662,4 +662,13 @@ scenario! {
             "learned weights: every server reports to every copy once a period, not with each response (1 and 0 read too)")
         applies(Scenario::learns_weights)
         config(Outside, Outside, Written),
+    // Finagle's deterministic aperture.
+    /// The servers each copy's slice is sized for, at most the pool
+    /// (Finagle's `MinDeterministicAperture`, 12; Finagle takes no less than
+    /// 2). The slice is widened to whole copy-widths, so a copy may hold more.
+    aperture_size: u32 = crate::balancer::aperture::DEFAULT_APERTURE, skip_default
+        => ("aperture-size", Integer, 2.0, 1024.0, 1.0, Servers, "aperture: servers a copy talks to",
+            "aperture: the servers each balancer copy's slice of the ring is sized for, at most the servers (Finagle's minimum deterministic aperture)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Aperture) && s.balancers > 1)
+        config(Outside, Outside, Outside),
 }

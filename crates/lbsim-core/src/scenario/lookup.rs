@@ -18,10 +18,21 @@ pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "builder"];
 /// With [`PLACEMENT_KEYS`], every field a rule's picks on an idle pool
 /// depend on (what `lbsim trace` shows): the servers, their weights and
 /// names, bounded-load's factor, the Maglev table's size (the pool the
-/// rules are built over), the seed of the rules' random streams, and least
-/// request's active-request bias (which held requests show).
-pub const POOL_KEYS: &[&str] =
-    &["servers", "weights", "names", "balance-factor", "maglev-size", "seed", "active-request-bias"];
+/// rules are built over), the seed of the rules' random streams, least
+/// request's active-request bias (which held requests show), and the
+/// balancer copies and aperture size (a trace is the first copy's picks,
+/// over its slice of the ring under aperture).
+pub const POOL_KEYS: &[&str] = &[
+    "servers",
+    "weights",
+    "names",
+    "balance-factor",
+    "maglev-size",
+    "seed",
+    "active-request-bias",
+    "balancers",
+    "aperture-size",
+];
 
 /// The fields that decide where a request goes when attempts fail (what
 /// `lbsim trace --steps` plays with the pool's): which servers refuse or

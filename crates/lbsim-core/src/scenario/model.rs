@@ -36,6 +36,7 @@ impl Scenario {
                 weight_period_ms: f64::from(self.weight_period),
                 error_penalty: self.error_penalty,
             },
+            aperture_size: self.aperture_size,
         }
     }
 

@@ -10,6 +10,7 @@ mod common;
 // The fuzz harness, shared with the CLI's tests.
 mod fuzz;
 
+mod aperture_slices;
 mod docs_measure_every_rule;
 mod engine_invariants;
 mod error_messages_escape_input;
