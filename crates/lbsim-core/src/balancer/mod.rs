@@ -17,7 +17,7 @@ pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
     effective_weights, fewer_per_weight, uniform_among, Balancer, Counts, Eligible, PerUser, Pick, Pool,
-    Unfinished, UserKeys, WeightedDraw, REJECTION_TRIES,
+    PrequalSettings, Unfinished, UserKeys, WeightedDraw, REJECTION_TRIES,
 };
 pub use crate::rng::{below, Rng};
 
@@ -45,6 +45,9 @@ pub mod aperture;
 pub mod envoy_cswrr;
 pub mod grpc_wrr;
 pub mod stride;
+// Prequal: probes of the servers' requests in flight and latency.
+#[cfg(feature = "current-rules")]
+pub mod prequal;
 
 /// A row's name for the rule in one program, or `None`.
 macro_rules! in_program {
@@ -193,6 +196,10 @@ algorithms! {
     Jiq [current] => "jiq", jiq::Jiq, 0xCC6677,
         "join the idle queue: idle servers announce themselves to one of many balancers (Lu et al. 2011)",
         Nothing, config(None, None, None);
+    // Prequal, on probe replies.
+    Prequal [current] => "prequal", prequal::Prequal, 0xEE3377,
+        "probes' requests in flight and latency, hot-cold lexicographic pick (Prequal, NSDI 2024)",
+        Nothing, config(None, None, None);
 }
 
 // Which rules a builder has lives beside the registry, so `builder.rs`
@@ -247,6 +254,7 @@ impl AlgorithmId {
                 false
             }
             Jiq => false,
+            Prequal => false,
         }
     }
 }
