@@ -31,8 +31,15 @@ test("every control is a labelled input named after its URL key, showing its ran
     if (tag !== "SELECT") assert.ok(range.length > 0, `range of ${key}`);
     if (type === "number" || type === "range") assert.match(range, /\d/, `range of ${key}`);
   }
-  // A checkbox per rule: the core's registry, in its order.
+  // A checkbox per rule: the core's registry, in its order, the classic
+  // rules (a scenario's default) checked, then the current ones, which the
+  // native core runs by name.
   assert.deepEqual(await ruleIds(page), ALGORITHMS);
+  const all = await page.$$eval("input[name=algorithms]", (inputs) => inputs.map((input) => input.value));
+  assert.deepEqual(all.slice(0, ALGORITHMS.length), ALGORITHMS);
+  for (const rule of all.slice(ALGORITHMS.length)) {
+    assert.deepEqual(nativeReport({ requests: 1, algorithms: [rule] }).scenario.algorithms, [rule], rule);
+  }
   assert.equal(await page.locator("#c-slow-share-range").innerText(), "0 to 1");
   await context.close();
 });

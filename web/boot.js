@@ -43,10 +43,12 @@ async function compile() {
 // run). Their file names are not hashed; the built page names their
 // version (web/finish.mjs writes data-lbsim-lazy).
 const modules = {};
+const at = (file) => new URL(file + (tag.dataset.lbsimLazy ?? ""), document.baseURI).href;
+// The full simulator, every rule, for a worker the page starts when a run
+// names a rule its own module leaves out: the "Your traffic" module's.
+window.lbsimFull = { glue: at("lbsim-traffic.js"), module: at("lbsim-traffic_bg.wasm") };
 window.lbsimLazy = (name) => {
   modules[name] ??= (async () => {
-    const version = tag.dataset.lbsimLazy ?? "";
-    const at = (file) => new URL(file + version, document.baseURI).href;
     const bindings = await import(at(name + ".js"));
     await bindings.default({ module_or_path: at(name + "_bg.wasm") });
     return bindings;

@@ -117,10 +117,11 @@ export function cliReport(link) {
   return text === null ? null : JSON.parse(text);
 }
 
-/** The rules the page offers, in its order: its rule checkboxes, which it
- * builds from the core's registry (so a new rule changes no test). */
+/** The rules the page's scenario runs, in its order: its checked rule
+ * checkboxes, which it builds from the core's registry (so a new rule
+ * changes no test; a scenario naming none runs the classic ones). */
 export async function ruleIds(page) {
-  return page.$$eval("input[name=algorithms]", (inputs) => inputs.map((input) => input.value));
+  return page.$$eval("input[name=algorithms]:checked", (inputs) => inputs.map((input) => input.value));
 }
 
 /** The keys of the results table's columns that show. */

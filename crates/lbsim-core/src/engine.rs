@@ -294,7 +294,7 @@ impl Prepared {
     /// Validates the scenario, normalizes it (algorithms in canonical order,
     /// once each) and draws its workload.
     pub fn new(scenario: &Scenario) -> Result<Prepared, ScenarioError> {
-        scenario.validate()?;
+        scenario.runnable()?;
         let mut scenario = scenario.clone();
         // Canonical order, once each, by picking (no sort code in the page).
         scenario.algorithms = scenario.rules();
@@ -320,7 +320,7 @@ impl Prepared {
         // the realized figures count requests per user, and a log may
         // hold more keys than the scenario's `users`.
         scenario.users = traffic.keys.len().max(1) as u32;
-        scenario.validate()?;
+        scenario.runnable()?;
         scenario.algorithms = scenario.rules();
         let workload = Workload::given(&scenario, &traffic.requests, traffic.classed);
         let mut pool = scenario.pool();

@@ -4,7 +4,9 @@
 //! order [`wire_struct!`] lists them, a `Vec` its length first, an `Option`
 //! a presence byte, a scenario its link (the codec that already round-trips
 //! every scenario exactly), an algorithm its index in [`AlgorithmId::ALL`].
-//! Both ends are the same module, so no versioning is needed.
+//! Both ends are the same module, or two modules of one build (the page's
+//! report and sweep rows, handed to the panels module), so no versioning
+//! is needed.
 //!
 //! Why not serde: the report's JSON form skips absent fields, which only a
 //! self-describing format can read back, and serde-wasm-bindgen's readers
@@ -20,7 +22,8 @@ use lbsim_core::balancer::AlgorithmId;
 use lbsim_core::fleet::{Cause, Outcome, Verdict};
 use lbsim_core::replay::{Attempt, Replay, Request};
 use lbsim_core::report::{
-    AlgorithmResult, Distributions, KeyShare, Latencies, Percentiles, Realized, Report, ServerResult, Wait,
+    AlgorithmResult, Distributions, Headline, KeyShare, Latencies, Percentiles, Realized, Report,
+    ServerResult, Wait,
 };
 use lbsim_core::{url, Scenario};
 
@@ -182,6 +185,56 @@ impl Wire for AlgorithmId {
     fn get(input: &mut Reader<'_>) -> Result<Self, WireError> {
         let index = usize::from(u8::get(input)?);
         AlgorithmId::ALL.get(index).copied().ok_or_else(|| WireError(alloc::format!("no algorithm {index}")))
+    }
+}
+
+/// A sweep's row, from the page to the panels module that draws and writes
+/// the sweep: its rule by id (the text the row holds), then its figures.
+impl Wire for Headline {
+    fn put(&self, out: &mut Vec<u8>) {
+        String::from(self.algorithm).put(out);
+        self.quick_p99_ms.put(out);
+        self.slow_p99_ms.put(out);
+        self.p50_ms.put(out);
+        self.p90_ms.put(out);
+        self.p99_ms.put(out);
+        self.p999_ms.put(out);
+        self.max_ms.put(out);
+        self.mean_ms.put(out);
+        self.wait_mean_ms.put(out);
+        self.wait_p99_ms.put(out);
+        self.peak_queue.put(out);
+        self.busiest_share.put(out);
+        self.imbalance.put(out);
+        self.errors.put(out);
+        self.retries.put(out);
+        self.error_share.put(out);
+        self.hit_rate.put(out);
+    }
+    fn get(input: &mut Reader<'_>) -> Result<Self, WireError> {
+        let id = String::get(input)?;
+        let algorithm =
+            id.parse::<AlgorithmId>().map_err(|()| WireError(alloc::format!("no algorithm {id}")))?;
+        Ok(Headline {
+            algorithm: algorithm.id(),
+            quick_p99_ms: Wire::get(input)?,
+            slow_p99_ms: Wire::get(input)?,
+            p50_ms: Wire::get(input)?,
+            p90_ms: Wire::get(input)?,
+            p99_ms: Wire::get(input)?,
+            p999_ms: Wire::get(input)?,
+            max_ms: Wire::get(input)?,
+            mean_ms: Wire::get(input)?,
+            wait_mean_ms: Wire::get(input)?,
+            wait_p99_ms: Wire::get(input)?,
+            peak_queue: Wire::get(input)?,
+            busiest_share: Wire::get(input)?,
+            imbalance: Wire::get(input)?,
+            errors: Wire::get(input)?,
+            retries: Wire::get(input)?,
+            error_share: Wire::get(input)?,
+            hit_rate: Wire::get(input)?,
+        })
     }
 }
 

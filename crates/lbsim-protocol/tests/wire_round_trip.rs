@@ -173,3 +173,42 @@ fn a_replay_reads_back_as_the_cli_logs_it() {
     let error = FromReplayWorker::Error { id: 1, message: "window: 0".into() };
     assert_eq!(decode::<FromReplayWorker>(&encode(&error)).unwrap(), error);
 }
+
+/// A sweep's rows travel from the page to the panels module, which writes
+/// the sweep's CSV from them: read back, they give what `lbsim sweep
+/// --format csv` (the binary, run apart) prints for the same scenario and
+/// range, with a fleet's columns (crash) and a cache's (cache-locality).
+#[test]
+fn sweep_rows_read_back_as_the_cli_writes_them() {
+    use lbsim_core::report::Headline;
+    use lbsim_core::sweep::Sweep;
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    for id in ["mixed", "crash", "cache-locality"] {
+        let scenario = short(&lbsim_core::presets::preset(id).expect("a preset").scenario());
+        let spec = "load=0.5..0.7:0.2";
+        let sweep = Sweep::parse(spec, "param", 10).expect("a range");
+        let rows: Vec<Vec<Headline>> = sweep
+            .scenarios(&scenario)
+            .expect("the values' scenarios")
+            .iter()
+            .map(|s| run(s).expect(id).results.iter().map(Headline::from).collect())
+            .collect();
+        let back: Vec<Vec<Headline>> = decode(&encode(&rows)).expect(id);
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut child = Command::new(cargo)
+            .args(["run", "-q", "-p", "lbsim-cli", "--", "sweep", "--scenario", "-", "--param", spec])
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("cargo runs the CLI");
+        let input = serde_json::to_string(&scenario).expect("a scenario serializes");
+        child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("the CLI reads the scenario");
+        let output = child.wait_with_output().expect("the CLI ends");
+        assert!(output.status.success(), "lbsim sweep failed for {id}");
+        let printed = String::from_utf8(output.stdout).expect("UTF-8 CSV");
+        assert_eq!(sweep.csv(&back), printed, "{id}");
+    }
+}

@@ -1,11 +1,14 @@
-//! The "Your traffic" panel's module, fetched the first time the panel
-//! opens or a file is dropped on the page, with two entry points as the
-//! replay's module has: the panel in the page ([`traffic`], called by the
-//! page's `lazy` loader) and the log's reading and run in a Web Worker
+//! The full simulator's module: the "Your traffic" panel's, fetched the
+//! first time the panel opens or a file is dropped on the page, and the
+//! worker of the rules the page's first module leaves out (the current
+//! ones), fetched the first time a run names one. Three entry points:
+//! the panel in the page ([`traffic`], called by the page's `lazy`
+//! loader), the log's reading and run in a Web Worker
 //! (`web/traffic-worker.js` drives [`read::LogRead`] and
-//! [`read::HeldLog`] on the same files). A module of its own because it
-//! carries the access-log readers and the whole simulator: a first visit
-//! carries none of it.
+//! [`read::HeldLog`] on the same files), and the page's simulator worker
+//! ([`start_worker`], which `web/worker.js` calls as it calls the first
+//! module's). A module of its own because it carries the access-log
+//! readers and the whole simulator: a first visit carries none of it.
 //!
 //! What it is not: it draws no result plot (the page draws the report the
 //! worker sends, through the function it gave), and it never stores or
@@ -30,4 +33,11 @@ static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocato
 #[wasm_bindgen]
 pub fn traffic(root: &str, link: &str, file: JsValue, shown: Function) {
     panel::show(root, link, file, shown);
+}
+
+/// Starts a simulator worker with every rule: the page's pool sends it
+/// the current rules of a run (docs/web.md#the-rules-production-uses-now).
+#[wasm_bindgen]
+pub fn start_worker() {
+    lbsim_worker::start();
 }

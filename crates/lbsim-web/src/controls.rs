@@ -145,9 +145,9 @@ pub fn build() {
     if let Some(fieldset) = document().query_selector("[data-group=algorithms]").ok().flatten() {
         let wrap = element("div", "control algorithms");
         let _ = wrap.set_attribute("data-key", "algorithms");
-        // Only the rules this build runs: the current ones run in the full
-        // simulator, which this page's core leaves out.
-        for a in AlgorithmId::ALL.iter().filter(|a| a.runs_here()) {
+        // Every rule: the current ones run in the full simulator's worker
+        // (`pool`).
+        for a in AlgorithmId::ALL {
             let label = element("label", "algorithm");
             let _ = label.set_attribute("title", a.description());
             let input = element("input", "");

@@ -1,5 +1,7 @@
 //! The modules fetched the first time a reader opens a panel that needs
-//! them: `lbsim-panels` (the remapping experiment and the Config panel) and
+//! them: `lbsim-panels` (the remapping experiment, the Config panel, the
+//! embed code, the results' downloads and the finished sweep's plot and
+//! files) and
 //! `lbsim-replay` (the replay). A first visit does not carry their code
 //! (its budget: docs/performance.md#the-figures). `web/boot.js` loads each once
 //! (`window.lbsimLazy(name)`, a promise of its exports); this asks for
@@ -12,6 +14,7 @@
 use std::cell::RefCell;
 
 use js_sys::{Array, Function, Promise, Reflect};
+use lbsim_core::report::Headline;
 use lbsim_core::url;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -133,6 +136,57 @@ pub fn replay() {
 pub fn embed_code(src: &str) {
     dom::set_text("share-status", "Measuring the embed...");
     call("share-status", PANELS, "embed_code", Array::of1(&JsValue::from_str(src)));
+}
+
+/// Downloads the results on screen as `format` (`csv` or `json`, the
+/// files `lbsim run --format` writes): the panels module writes them from
+/// the report, handed over in the workers' wire format (`lbsim-protocol`),
+/// so the first visit carries neither writer.
+pub fn results(format: &'static str) {
+    let Some(report) = with(|app| app.report.clone()) else { return };
+    let bytes = js_sys::Uint8Array::from(&lbsim_protocol::wire::encode(&*report)[..]);
+    call("share-status", PANELS, "results", Array::of2(&bytes, &JsValue::from_str(format)));
+}
+
+/// How the panels module draws a finished sweep: the figure (its id), on
+/// a log axis, the preset whose lesson's rules stand out, and whether the
+/// sweep has just finished (the body's `data-sweep` then says "ready"
+/// once it is drawn).
+pub struct SweepDrawing {
+    pub figure: &'static str,
+    pub log: bool,
+    pub preset: Option<&'static str>,
+    pub finished: bool,
+}
+
+/// A sweep's rows in the workers' wire format, for the panels module.
+fn rows(rows: &Vec<Vec<Headline>>) -> JsValue {
+    js_sys::Uint8Array::from(&lbsim_protocol::wire::encode(rows)[..]).into()
+}
+
+/// Draws the finished sweep `spec` (its range, as the link writes it) of
+/// `rows` (each value's headlines) in the panels module.
+pub fn sweep(spec: &str, sweep_rows: &Vec<Vec<Headline>>, drawing: SweepDrawing) {
+    let args = Array::of5(
+        &JsValue::from_str(spec),
+        &rows(sweep_rows),
+        &JsValue::from_str(drawing.figure),
+        &JsValue::from_bool(drawing.log),
+        &drawing.preset.map_or(JsValue::NULL, JsValue::from_str),
+    );
+    args.push(&JsValue::from_bool(drawing.finished));
+    call("sweep-status", PANELS, "sweep", args);
+}
+
+/// Downloads the finished sweep as `lbsim sweep --format csv` writes it.
+pub fn sweep_csv(spec: &str, sweep_rows: &Vec<Vec<Headline>>) {
+    call("sweep-status", PANELS, "sweep_csv", Array::of2(&JsValue::from_str(spec), &rows(sweep_rows)));
+}
+
+/// Saves the sweep's plot as a PNG with its legend (which the panels
+/// module drew).
+pub fn sweep_png() {
+    call("sweep-status", PANELS, "sweep_png", Array::new());
 }
 
 /// The "Your traffic" panel's module.

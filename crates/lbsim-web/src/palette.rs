@@ -1,7 +1,9 @@
-//! Colours: each algorithm's comes from its row in the core's registry
-//! ([`AlgorithmId::colour`]), so the palette is as long as the list of
-//! rules; the themes' foreground, background and grid are here.
+//! Colours and line styles: each algorithm's come from its row in the
+//! core's registry ([`AlgorithmId::colour`], [`AlgorithmId::stroke`]), so
+//! the palette is as long as the list of rules; the dashes' lengths and
+//! the themes' foreground, background and grid are here.
 
+use lbsim_core::balancer::Stroke;
 use lbsim_core::AlgorithmId;
 use plotters::style::RGBColor;
 
@@ -9,6 +11,17 @@ use plotters::style::RGBColor;
 pub fn colour(algorithm: AlgorithmId) -> RGBColor {
     let [_, r, g, b] = algorithm.colour().to_be_bytes();
     RGBColor(r, g, b)
+}
+
+/// The rule's line as dash and gap lengths in CSS pixels (zeros: solid,
+/// as the canvas reads them), long enough to read on a dense curve at a
+/// phone's width.
+pub fn dashes(algorithm: AlgorithmId) -> [f64; 2] {
+    match algorithm.stroke() {
+        Stroke::Solid => [0.0, 0.0],
+        Stroke::Dashed => [8.0, 4.0],
+        Stroke::Dotted => [2.0, 3.0],
+    }
 }
 
 /// The colour as CSS, for swatches in the table and the controls.

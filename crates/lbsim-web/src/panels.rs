@@ -3,17 +3,24 @@
 //! experiment, and the Config panel, the scenario as NGINX, HAProxy or
 //! Envoy configuration, written by the core's `config` (what `lbsim
 //! config` prints), for the rule and balancer the reader picks. What the
-//! balancer cannot express is a comment in the text, never dropped. The
-//! first module never names this one, so its code is not in the first
+//! balancer cannot express is a comment in the text, never dropped. And
+//! the results' downloads, written from the report on screen, and the
+//! finished sweep's plot, PNG and CSV, from the rows the first module ran.
+//! The first module never names this one, so its code is not in the first
 //! visit's.
 
 use std::cell::RefCell;
 
 use lbsim_core::config::{self, Key, Program, Request};
+use lbsim_core::presets;
+use lbsim_core::report::Headline;
+use lbsim_core::sweep::{Figure, Sweep};
+use lbsim_core::url::MAX_LINK_SWEEP_VALUES;
 use lbsim_core::{url, AlgorithmId};
 use web_sys::{Element, HtmlDetailsElement, HtmlInputElement, HtmlSelectElement};
 
 use crate::dom::{self, add_option, by_id, on_id, set_text};
+use crate::plots::{self, look::Look};
 use crate::state::look;
 use crate::view;
 
@@ -139,4 +146,65 @@ pub fn config(link: &str) {
         "config-cli",
         &format!("lbsim config --for {} --algorithm {}{whole} --url '{}'", program.id(), rule.id(), link),
     );
+}
+
+/// Downloads the report `bytes` (the workers' wire format, as the first
+/// module holds it) as `format`: the JSON or CSV `lbsim run --format`
+/// writes for the same link.
+pub fn results(bytes: &[u8], format: &str) {
+    let report = match lbsim_protocol::wire::decode::<lbsim_core::Report>(bytes) {
+        Ok(report) => report,
+        Err(e) => return set_text("share-status", &format!("The results could not be read: {e}")),
+    };
+    if format == "json" {
+        match lbsim_core::report::json::to_string(&report) {
+            Ok(text) => dom::download_text(&text, "application/json", "lbsim-results.json"),
+            Err(e) => set_text("share-status", &format!("The results could not be written: {e}")),
+        }
+    } else {
+        dom::download_text(&report.csv(), "text/csv", "lbsim-results.csv");
+    }
+}
+
+/// A finished sweep handed over by the first module: its range `spec` (as
+/// the link writes it) and its `rows` (the workers' wire format).
+fn finished_sweep(spec: &str, rows: &[u8]) -> Result<(Sweep, Vec<Vec<Headline>>), String> {
+    let sweep = Sweep::parse(spec, "sweep", MAX_LINK_SWEEP_VALUES).map_err(|e| e.to_string())?;
+    let rows = lbsim_protocol::wire::decode(rows).map_err(|e| e.to_string())?;
+    Ok((sweep, rows))
+}
+
+/// Draws the finished sweep `spec` of `rows` with the figure `figure` (on
+/// a log axis if `log`), the lesson's rules of `preset` standing out as in
+/// the page's other plots, and its legend; `finished`: the sweep has just
+/// finished, and the body's `data-sweep` says "ready" once it is drawn.
+pub fn sweep(spec: &str, rows: &[u8], figure: &str, log: bool, preset: Option<String>, finished: bool) {
+    if let Some(canvas) = by_id("sweep") {
+        let focus = preset.as_deref().and_then(presets::preset).map_or(&[][..], |p| p.view.focus);
+        let drawn = finished_sweep(spec, rows).and_then(|(sweep, rows)| {
+            let figure = Figure::parse(figure).map_err(|e| e.to_string())?;
+            plots::sweep::sweep(&canvas, &sweep, &rows, figure, log, &Look { focus, ..look() })
+        });
+        match drawn {
+            Ok(legend) => view::show_legend("sweep", legend),
+            Err(e) => set_text("sweep-status", &e),
+        }
+    }
+    if finished {
+        dom::set_body_data("sweep", "ready");
+    }
+}
+
+/// Downloads the finished sweep `spec` of `rows` as `lbsim sweep --format
+/// csv` writes it.
+pub fn sweep_csv(spec: &str, rows: &[u8]) {
+    match finished_sweep(spec, rows) {
+        Ok((sweep, rows)) => dom::download_text(&sweep.csv(&rows), "text/csv", "lbsim-sweep.csv"),
+        Err(e) => set_text("sweep-status", &e),
+    }
+}
+
+/// Saves the sweep's plot as a PNG, the legend this module drew under it.
+pub fn sweep_png() {
+    view::save_png("sweep");
 }

@@ -2,8 +2,12 @@
 //! the page's own wasm module (`web/worker.js` instantiates the module the
 //! page compiled and calls `start_worker`). A run deals the algorithms out
 //! to the ready workers; their parts merge into one report in the core
-//! ([`Report::merge`]). A newer run supersedes an older one; a failed
-//! worker is replaced.
+//! ([`Report::merge`]). The rules this module leaves out (the current
+//! ones) go to one more worker, started the first time a run names one,
+//! which runs the full simulator fetched then (`web/boot.js`'s
+//! `lbsimFull`: docs/web.md#the-rules-production-uses-now); a run of the
+//! classic rules never waits for it. A newer run supersedes an older one;
+//! a failed worker is replaced.
 //!
 //! The pool runs scenarios and knows what each run is for ([`Purpose`]),
 //! not what to do with its report: the page's run (`run`) and the sweep
@@ -12,7 +16,7 @@
 
 use std::cell::Cell;
 
-use lbsim_core::{Report, Scenario};
+use lbsim_core::{AlgorithmId, Report, Scenario};
 use lbsim_protocol::{FromWorker, ToWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -94,10 +98,11 @@ fn early_worker() -> Option<(Worker, js_sys::Array)> {
     Some((worker, events))
 }
 
-/// A new worker running this page's module: `web/worker.js` waits for the
-/// module and the glue's URL, then starts the simulator.
-fn spawn() -> Option<Worker> {
-    let module = boot("lbsimModule")?;
+/// A new worker running this page's module (`lbsimModule`) or the full
+/// simulator's (`lbsimFull`): `web/worker.js` waits for the module (or its
+/// address) and the glue's URL, then starts the simulator.
+fn spawn(name: &str) -> Option<Worker> {
+    let module = boot(name)?;
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
     // The same address as the first worker's (web/boot.js), so the script
@@ -109,11 +114,17 @@ fn spawn() -> Option<Worker> {
     Some(worker)
 }
 
+// Out of line: three callers (the pool's start, a restart, the full
+// simulator's start), one copy in the module.
+#[inline(never)]
 fn new_worker(index: usize) -> Option<Worker> {
     let early_one = if index == 0 { early_worker() } else { None };
     let (worker, early) = match early_one {
         Some((worker, events)) => (worker, events),
-        None => (spawn()?, js_sys::Array::new()),
+        None => {
+            let full = with(|app| app.full == Some(index));
+            (spawn(if full { "lbsimFull" } else { "lbsimModule" })?, js_sys::Array::new())
+        }
     };
     // Events name their worker, so a late event from a worker already
     // replaced (a panic posts an error and then traps) is ignored.
@@ -325,32 +336,60 @@ pub fn expected_seconds(scenario: &Scenario) -> f64 {
         / pool_size().min(scenario.algorithms.len().max(1)) as f64
 }
 
+/// The worker running the full simulator, started (and its module
+/// fetched) the first time a run needs it.
+fn full_worker() -> Option<usize> {
+    let index = with(|app| *app.full.get_or_insert(app.workers.len()));
+    if index == with(|app| app.workers.len()) {
+        let Some(worker) = new_worker(index) else {
+            with(|app| app.full = None);
+            return None;
+        };
+        with(|app| app.workers.push(Slot { worker, ready: false }));
+    }
+    Some(index)
+}
+
 /// Deals a scenario's algorithms out to the ready workers, alternating, so
-/// each gets a similar mix of cheap and costly rules; returns the run id.
+/// each gets a similar mix of cheap and costly rules, and the rules this
+/// module leaves out to the full simulator's worker; returns the run id.
 /// The run supersedes the one the page waited for.
 pub fn dispatch(scenario: Scenario, purpose: Purpose) -> u32 {
-    let (run_id, previous, ready, workers) = with(|app| {
+    // Without the full simulator (it could not start), a current rule goes
+    // with the others and is refused by name.
+    let full = scenario.algorithms.iter().any(|a| !a.runs_here()).then(full_worker).flatten();
+    let elsewhere = |a: &AlgorithmId| full.is_some() && !a.runs_here();
+    let (run_id, previous, ready, own, workers) = with(|app| {
         app.run_id += 1;
-        let ready: Vec<usize> = (0..app.workers.len()).filter(|&i| app.workers[i].ready).collect();
+        // The page's own workers: the full simulator's is the last one.
+        let own = app.full.unwrap_or(app.workers.len());
+        let ready: Vec<usize> = (0..own).filter(|&i| app.workers[i].ready).collect();
         // The page's first run goes to every worker, ready or not: they
         // all start together, and a part waiting in a worker that is
         // still instantiating costs less than one worker running it all.
         let first = purpose == Purpose::Main && app.report.is_none();
         let ready = if first { Vec::new() } else { ready };
-        (app.run_id, app.pending.as_ref().map(|p| p.run_id), ready, app.workers.len())
+        (app.run_id, app.pending.as_ref().map(|p| p.run_id), ready, own, app.workers.len())
     });
     // Before any worker is ready, every worker gets a part; afterwards
     // only the ready ones.
-    let mut chosen = if ready.is_empty() { (0..workers).collect() } else { ready };
-    chosen.truncate(scenario.algorithms.len().max(1));
-    if chosen.is_empty() {
+    let mut chosen: Vec<usize> = if ready.is_empty() { (0..own).collect() } else { ready };
+    let here = scenario.algorithms.iter().filter(|a| !elsewhere(a)).count();
+    chosen.truncate(here.max(usize::from(full.is_none())));
+    let own = chosen.len();
+    if own == 0 && full.is_none() {
         // No worker could start; the page said so already.
         return run_id;
     }
+    // The page's workers' parts, then the full simulator's.
+    chosen.extend(full);
     let parts = chosen.len();
     let mut groups = vec![Vec::new(); parts];
-    for (i, a) in scenario.algorithms.iter().enumerate() {
-        groups[i % parts].push(*a);
+    let mut dealt = 0;
+    for &a in &scenario.algorithms {
+        let part = if elsewhere(&a) { own } else { dealt % own.max(1) };
+        dealt += usize::from(!elsewhere(&a));
+        groups[part].push(a);
     }
     with(|app| {
         app.pending = Some(Pending {

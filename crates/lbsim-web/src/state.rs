@@ -25,6 +25,9 @@ pub struct App {
     pub scenario: Scenario,
     /// The pool of workers.
     pub workers: Vec<Slot>,
+    /// Which of them runs the full simulator, once a run named a rule
+    /// this module leaves out (the last one started).
+    pub full: Option<usize>,
     /// Worker restarts since the last good result.
     pub restarts: u32,
     /// Last run id handed out.
@@ -146,6 +149,7 @@ thread_local! {
     static APP: RefCell<App> = RefCell::new(App {
         scenario: Scenario::default(),
         workers: Vec::new(),
+        full: None,
         restarts: 0,
         run_id: 0,
         pending: None,

@@ -2,7 +2,10 @@
 //! against load), every algorithm's curve, run value by value in the
 //! workers with progress. The range is the core's [`Sweep`] (the same
 //! text `lbsim sweep --param` takes, and the link's `sweep=` key), so the
-//! page's numbers and CSV are the CLI's for the same link.
+//! page's numbers and CSV are the CLI's for the same link. The finished
+//! sweep's plot, its PNG and its CSV are drawn and written by the panels
+//! module (`lazy`, `panels`), handed the rows: the first visit carries
+//! none of them.
 
 use lbsim_core::report::Headline;
 use lbsim_core::scenario::field_spec;
@@ -11,12 +14,11 @@ use lbsim_core::url::MAX_LINK_SWEEP_VALUES;
 use lbsim_core::Report;
 use web_sys::{Element, HtmlDetailsElement, HtmlInputElement, HtmlProgressElement, HtmlSelectElement};
 
-use crate::dom::{self, add_option, by_id, on_id, set_body_data, set_text};
+use crate::dom::{add_option, by_id, on_id, set_body_data, set_text};
+use crate::lazy;
 use crate::links::{schedule_url, share_url_without_sweep};
-use crate::plots::sweep::sweep as plot;
 use crate::pool::{dispatch, expected_seconds, main_run_going};
-use crate::state::{look, with, Purpose, SweepRun};
-use crate::view::show_legend;
+use crate::state::{with, Purpose, SweepRun};
 
 /// The range the view starts from for a parameter it offers (the core's
 /// [`OFFERED`]); load's for any other.
@@ -191,8 +193,7 @@ fn finish() {
         p.set_value(1.0);
     }
     status("");
-    draw();
-    set_body_data("sweep", "ready");
+    show(true);
 }
 
 /// Stops a running sweep (a newer input superseded it, its run was lost or
@@ -231,8 +232,20 @@ fn choose_figure() {
 /// Draws the last finished sweep with the chosen figure; nothing (no empty
 /// frame, no command, no downloads) until a sweep has run.
 pub fn draw() {
-    let Some(canvas) = by_id("sweep") else { return };
+    show(false);
+}
+
+/// Draws the last finished sweep (the panels module draws the plot and
+/// its legend); `finished`: the sweep has just finished, and the body's
+/// `data-sweep` says "ready" once it is drawn.
+fn show(finished: bool) {
     let Some((sweep, rows)) = with(|app| app.sweep.result.clone()) else { return };
+    if by_id::<Element>("sweep").is_none() {
+        if finished {
+            set_body_data("sweep", "ready");
+        }
+        return;
+    }
     if let Some(result) = by_id::<web_sys::HtmlElement>("sweep-result") {
         result.set_hidden(false);
     }
@@ -241,18 +254,8 @@ pub fn draw() {
         s.set_value(figure.id());
     }
     let log = by_id::<HtmlInputElement>("sweep-log").is_some_and(|c| c.checked());
-    match plot(&canvas, &sweep, &rows, figure, log, &look()) {
-        Ok(rows) => show_legend("sweep", rows),
-        Err(e) => status(&e),
-    }
-}
-
-/// The finished sweep as CSV: `lbsim sweep --format csv`'s bytes.
-fn csv() -> Option<String> {
-    with(|app| {
-        let (sweep, rows) = app.sweep.result.as_ref()?;
-        Some(sweep.csv(rows))
-    })
+    let preset = with(|app| app.preset.map(|p| p.id));
+    lazy::sweep(&sweep.spec, &rows, lazy::SweepDrawing { figure: figure.id(), log, preset, finished });
 }
 
 /// Connects the sweep panel's inputs.
@@ -270,8 +273,8 @@ pub fn wire() {
     // A closed panel's canvas has no size; it is drawn when it opens.
     on_id("sweep-panel", "toggle", |_| draw());
     on_id("sweep-csv", "click", |_| {
-        if let Some(text) = csv() {
-            dom::download_text(&text, "text/csv", "lbsim-sweep.csv");
+        if let Some((sweep, rows)) = with(|app| app.sweep.result.clone()) {
+            lazy::sweep_csv(&sweep.spec, &rows);
         }
     });
     let (from, to, step) = default_range("load");

@@ -322,8 +322,11 @@ fn wire_results() {
         for i in 0..buttons.length() {
             if let Some(b) = buttons.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
                 on(&b, "click", |e: Event| {
-                    if let Some(id) = dom::target::<Element>(&e).and_then(|t| t.get_attribute("data-png")) {
-                        save_png(&id);
+                    match dom::target::<Element>(&e).and_then(|t| t.get_attribute("data-png")).as_deref() {
+                        // The panels module drew the sweep and holds its legend.
+                        Some("sweep") => lazy::sweep_png(),
+                        Some(id) => save_png(id),
+                        None => {}
                     }
                 });
             }
@@ -367,20 +370,10 @@ fn wire_sharing() {
         set_text("share-status", "Link copied.");
     });
     on_id("copy-embed", "click", |_| lazy::embed_code(&embed_src()));
-    on_id("download-csv", "click", |_| {
-        if let Some(report) = with(|app| app.report.clone()) {
-            dom::download_text(&report.csv(), "text/csv", "lbsim-results.csv");
-        }
-    });
-    // The core writes the JSON text: serde-wasm-bindgen and JSON.stringify
-    // cost the bundle 1 KiB more.
-    on_id("download-json", "click", |_| {
-        if let Some(report) = with(|app| app.report.clone()) {
-            if let Ok(text) = lbsim_core::report::json::to_string(&*report) {
-                dom::download_text(&text, "application/json", "lbsim-results.json");
-            }
-        }
-    });
+    // The second module writes the files: their writers are not in the
+    // first visit's module.
+    on_id("download-csv", "click", |_| lazy::results("csv"));
+    on_id("download-json", "click", |_| lazy::results("json"));
 }
 
 /// Redraws everything once resizing has paused.

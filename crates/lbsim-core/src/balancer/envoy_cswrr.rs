@@ -14,10 +14,24 @@
 //! count is the mean of the two middle weights, truncated, as Envoy's
 //! `updateWeightsOnHosts` computes it since it first averaged them (before,
 //! the upper middle one). Ties are the round robin's (`least_request.rs`).
+//!
+//! As a rule ([`EnvoyCswrr`], `envoy-cswrr`, docs/model.md#what-a-rule-may-know):
+//! each balancer copy is one Envoy worker's load balancer, hearing the
+//! bus's load reports as `grpc-wrr` does; every `weight-period` (Envoy's
+//! `weight_update_period`, from the first pick) the hosts' weights are set
+//! as above and the round robin takes them: equal weights go in turn from
+//! index 0, unequal ones through the earliest-deadline-first schedule,
+//! rebuilt when they change. Envoy's `client_side_weighted_round_robin`
+//! followed as of v1.31 (`client_side_weighted_round_robin_lb.cc`). A
+//! configured weight is not read: Envoy's CSWRR replaces it.
 
 use alloc::vec::Vec;
 
 use super::grpc_wrr::{LoadReport, Validity};
+use super::least_request::LeastRequest;
+use super::message::{Message, Reporting, Subscription};
+use super::rule::{Balancer, Eligible, Pick, Pool};
+use crate::rng::Rng;
 
 /// A report's weight as Envoy's `calculateWeightFromOrcaReport` gives it,
 /// or `None` when it refuses the report.
@@ -87,6 +101,96 @@ pub fn fill_with_median(valid: &[Option<u32>]) -> Vec<u32> {
         _ => ((u64::from(known[middle - 1]) + u64::from(known[middle])) / 2) as u32,
     };
     valid.iter().map(|w| w.unwrap_or(median)).collect()
+}
+
+/// Envoy's client-side weighted round robin as a balancer copy.
+pub struct EnvoyCswrr {
+    hosts: Vec<HostWeight>,
+    round_robin: LeastRequest,
+    /// The weights the round robin holds.
+    weights: Vec<u32>,
+    validity: Validity,
+    error_penalty: f64,
+    weight_period_ms: f64,
+    reporting: Reporting,
+    /// When the weights are next updated.
+    next_update_ms: f64,
+}
+
+impl EnvoyCswrr {
+    /// CSWRR over `pool`, every host at weight 1 until weights are known.
+    pub fn new(pool: &Pool) -> EnvoyCswrr {
+        let learning = pool.learning;
+        let ones = alloc::vec![1; pool.len()];
+        let round_robin = LeastRequest::round_robin(&Pool { weights: ones.clone(), ..pool.clone() });
+        EnvoyCswrr {
+            hosts: alloc::vec![HostWeight::default(); pool.len()],
+            round_robin,
+            weights: ones,
+            validity: Validity { blackout_ms: learning.blackout_ms, expiration_ms: learning.expiration_ms },
+            error_penalty: learning.error_penalty,
+            weight_period_ms: learning.weight_period_ms,
+            reporting: learning.reporting,
+            next_update_ms: learning.weight_period_ms,
+        }
+    }
+
+    /// The weights updates due by `now_ms`, one a weight period.
+    fn update_due(&mut self, now_ms: f64) {
+        if now_ms < self.next_update_ms {
+            return;
+        }
+        let periods = libm::floor((now_ms - self.next_update_ms) / self.weight_period_ms) + 1.0;
+        self.next_update_ms += periods * self.weight_period_ms;
+        let now = now_ms as u64;
+        let validity = self.validity;
+        let valid: Vec<Option<u32>> = self.hosts.iter_mut().map(|h| h.valid_at(now, validity)).collect();
+        let weights = fill_with_median(&valid);
+        if weights != self.weights {
+            self.round_robin.reweight(&weights);
+            self.weights = weights;
+        }
+    }
+
+    /// The weights the round robin holds, what `lbsim trace` shows.
+    pub fn weights(&self) -> &[u32] {
+        &self.weights
+    }
+}
+
+impl Balancer for EnvoyCswrr {
+    fn pick(&mut self, request: &Pick, rng: &mut Rng) -> usize {
+        self.update_due(request.now_ms);
+        self.round_robin.pick(request, rng)
+    }
+
+    fn observes_completions(&self) -> bool {
+        false
+    }
+
+    fn subscribes(&self) -> Subscription {
+        Subscription { load_reports: Some(self.reporting), ..Subscription::NOTHING }
+    }
+
+    fn receive(&mut self, now_ms: f64, message: &Message) {
+        if let Message::LoadReport { server, qps, eps, utilization } = *message {
+            let report = LoadReport { qps, eps, utilization };
+            if let (Some(weight), Some(host)) =
+                (report_weight(&report, self.error_penalty), self.hosts.get_mut(server))
+            {
+                host.update(now_ms as u64, weight);
+            }
+        }
+    }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        self.update_due(request.now_ms);
+        self.round_robin.pick_eligible(request, rng, eligible)
+    }
+
+    fn reshape(&mut self, members: &[bool], available: &[bool]) {
+        self.round_robin.reshape(members, available);
+    }
 }
 
 #[cfg(test)]

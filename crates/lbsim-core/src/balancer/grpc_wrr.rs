@@ -17,10 +17,24 @@
 //! Ties cannot arise: the sequence number alone decides each pick. The
 //! sequence starts at a number the caller draws, as C-core draws it once
 //! per picker.
+//!
+//! As a rule ([`GrpcWrr`], `grpc-wrr`, docs/model.md#what-a-rule-may-know):
+//! each balancer copy is one gRPC channel's picker, hearing the load
+//! reports of the bus (per call with the responses to its own requests,
+//! gRFC A58's default, or out of band from every server once a period:
+//! the `out-of-band` field). It reads no configured weight (gRPC's rule
+//! has none) and draws its sequence's start at its first pick. In a fleet
+//! run a server the pick may not take is passed over as the sequence walks
+//! on (C-core's picker holds only the ready subchannels, and walks the
+//! same sequence over them); after twice the servers' count of candidates
+//! refused, one allowed server is drawn uniformly.
 
 use alloc::vec::Vec;
 
+use super::message::{Message, Reporting, Subscription};
+use super::rule::{uniform_among, Balancer, Eligible, Pick, Pool};
 use super::stride::StrideScheduler;
+use crate::rng::{below, Rng};
 
 /// gRFC A58's default blackout, in ms.
 pub const BLACKOUT_MS: f64 = 10_000.0;
@@ -168,6 +182,12 @@ impl WeightedRoundRobin {
         self.scheduler = StrideScheduler::make(&weights);
     }
 
+    /// The scaled weights the scheduler picks by, `None` while the picks
+    /// are plain round robin.
+    pub fn scheduled_weights(&self) -> Option<&[u16]> {
+        self.scheduler.as_ref().map(StrideScheduler::weights)
+    }
+
     /// The server the request at `now_ms` goes to.
     pub fn pick(&mut self, now_ms: f64) -> usize {
         self.rebuild_due(now_ms);
@@ -179,6 +199,98 @@ impl WeightedRoundRobin {
                 server
             }
         }
+    }
+}
+
+/// gRPC's `weighted_round_robin` as a balancer copy: the picker of one
+/// channel, its weights learned from the bus's load reports.
+#[derive(Clone, Debug)]
+pub struct GrpcWrr {
+    servers: usize,
+    validity: Validity,
+    error_penalty: f64,
+    weight_period_ms: f64,
+    reporting: Reporting,
+    /// Built at the first pick, when the sequence's start is drawn.
+    picker: Option<WeightedRoundRobin>,
+    /// Reports heard before the first pick, as `(server, at, report)`.
+    early: Vec<(usize, f64, LoadReport)>,
+}
+
+impl GrpcWrr {
+    /// A picker over `pool` with the pool's learning settings.
+    pub fn new(pool: &Pool) -> GrpcWrr {
+        let learning = pool.learning;
+        GrpcWrr {
+            servers: pool.len(),
+            validity: Validity { blackout_ms: learning.blackout_ms, expiration_ms: learning.expiration_ms },
+            error_penalty: learning.error_penalty,
+            weight_period_ms: learning.weight_period_ms,
+            reporting: learning.reporting,
+            picker: None,
+            early: Vec::new(),
+        }
+    }
+
+    /// The picker, built with a drawn start (C-core draws it once per
+    /// picker) and the reports heard before it.
+    fn picker(&mut self, rng: &mut Rng) -> &mut WeightedRoundRobin {
+        let early = &mut self.early;
+        let (servers, validity, penalty, period) =
+            (self.servers, self.validity, self.error_penalty, self.weight_period_ms);
+        self.picker.get_or_insert_with(|| {
+            let start = below(rng, 1 << 32) as u32;
+            let mut picker = WeightedRoundRobin::new(servers, start, validity, penalty, period);
+            for (server, at, report) in early.drain(..) {
+                picker.report(server, at, &report);
+            }
+            picker
+        })
+    }
+
+    /// The scaled weights the last rebuild gave the scheduler (`None`:
+    /// round robin), what `lbsim trace` shows of the learned weights.
+    pub fn scheduled_weights(&self) -> Option<&[u16]> {
+        self.picker.as_ref().and_then(WeightedRoundRobin::scheduled_weights)
+    }
+}
+
+impl Balancer for GrpcWrr {
+    fn pick(&mut self, request: &Pick, rng: &mut Rng) -> usize {
+        self.picker(rng).pick(request.now_ms)
+    }
+
+    fn observes_completions(&self) -> bool {
+        false
+    }
+
+    fn subscribes(&self) -> Subscription {
+        Subscription { load_reports: Some(self.reporting), ..Subscription::NOTHING }
+    }
+
+    fn receive(&mut self, now_ms: f64, message: &Message) {
+        if let Message::LoadReport { server, qps, eps, utilization } = *message {
+            let report = LoadReport { qps, eps, utilization };
+            match self.picker.as_mut() {
+                Some(picker) => picker.report(server, now_ms, &report),
+                None => self.early.push((server, now_ms, report)),
+            }
+        }
+    }
+
+    fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {
+        if eligible.all() {
+            return Some(self.pick(request, rng));
+        }
+        let n = self.servers;
+        let picker = self.picker(rng);
+        for _ in 0..2 * n {
+            let server = picker.pick(request.now_ms);
+            if eligible.allows(server) {
+                return Some(server);
+            }
+        }
+        uniform_among(n, rng, |s| eligible.allows(s))
     }
 }
 
@@ -206,6 +318,17 @@ mod tests {
             held += 1;
         }
         assert_eq!(held, 6);
+    }
+
+    /// The pool's defaults, written out in `rule.rs`, are gRFC A58's.
+    #[test]
+    fn the_pools_defaults_are_grfc_a58s() {
+        let learning = Pool::named(&["a"]).learning;
+        assert_eq!(learning.blackout_ms, BLACKOUT_MS);
+        assert_eq!(learning.expiration_ms, EXPIRATION_MS);
+        assert_eq!(learning.weight_period_ms, WEIGHT_PERIOD_MS);
+        assert_eq!(learning.error_penalty, ERROR_PENALTY);
+        assert!(!learning.reporting.out_of_band);
     }
 
     /// grpc-go's `weight`: unknown before any report, through the

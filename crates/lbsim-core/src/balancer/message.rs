@@ -64,6 +64,23 @@ pub struct Reporting {
     pub out_of_band: bool,
 }
 
+/// How a rule that learns weights from load reports hears and uses them
+/// (gRFC A58's `weighted_round_robin` settings, which Envoy's
+/// client-side weighted round robin shares).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeightLearning {
+    /// How the servers report.
+    pub reporting: Reporting,
+    /// From a server's first report to its weight's first use, ms (0: none).
+    pub blackout_ms: f64,
+    /// From a server's last report to its weight's expiry, ms.
+    pub expiration_ms: f64,
+    /// How often the weights are recomputed, ms.
+    pub weight_period_ms: f64,
+    /// The weight of errors: `qps / (utilization + eps / qps x penalty)`.
+    pub error_penalty: f64,
+}
+
 /// How a server that gained a free slot chooses the copy whose idle queue
 /// it joins (JIQ, Lu et al. 2011): `sampled` copies drawn uniformly, the
 /// one with the shortest idle queue (`Balancer::idle_queue`) taken, ties to

@@ -12,7 +12,7 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use self::builder::Builder;
-pub use self::message::{Joining, Message, Probing, Reporting, Subscription};
+pub use self::message::{Joining, Message, Probing, Reporting, Subscription, WeightLearning};
 pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
@@ -196,6 +196,13 @@ algorithms! {
     Jiq [current] => "jiq", jiq::Jiq, 0xCC6677,
         "join the idle queue: idle servers announce themselves to one of many balancers (Lu et al. 2011)",
         Nothing, config(None, None, None);
+    // Learned weights: gRPC's and Envoy's weighted round robin on the servers' load reports.
+    GrpcWrr [current] => "grpc-wrr", grpc_wrr::GrpcWrr, 0x882255,
+        "gRPC weighted_round_robin: weights qps / utilization from load reports, static stride scheduler (gRFC A58)",
+        Nothing, config(None, None, None);
+    EnvoyCswrr [current] => "envoy-cswrr", envoy_cswrr::EnvoyCswrr, 0x6699CC,
+        "Envoy client-side weighted round robin: the same weights, median for hosts without one",
+        Nothing, config(None, None, ClientSideWeightedRoundRobin);
     // Prequal, on probe replies.
     Prequal [current] => "prequal", prequal::Prequal, 0xEE3377,
         "probes' requests in flight and latency, hot-cold lexicographic pick (Prequal, NSDI 2024)",
@@ -254,6 +261,7 @@ impl AlgorithmId {
                 false
             }
             Jiq => false,
+            GrpcWrr | EnvoyCswrr => false,
             Prequal => false,
         }
     }
@@ -263,7 +271,8 @@ impl AlgorithmId {
     /// Whether this build runs the rule: every classic rule, and the
     /// current ones where the core has the `current-rules` feature. Every
     /// id parses in every build (links name them all); a scenario naming
-    /// one this build cannot run is refused by validation.
+    /// one this build cannot run is refused before it runs
+    /// ([`Scenario::runnable`](crate::Scenario::runnable)).
     pub fn runs_here(self) -> bool {
         !self.is_current() || cfg!(feature = "current-rules")
     }
@@ -273,6 +282,31 @@ impl AlgorithmId {
     pub fn classic() -> alloc::vec::Vec<AlgorithmId> {
         AlgorithmId::ALL.iter().copied().filter(|a| !a.is_current()).collect()
     }
+
+    /// How the rule's line is drawn besides its colour: more rules than a
+    /// colour-blind-safe palette has hues, so the current rules' lines are
+    /// broken, dashed and dotted by turns in registry order (rows are in
+    /// `ALL`'s order), and the classic ones solid
+    /// (docs/web.md#line-styles). Derived, so a new rule is still one row.
+    pub fn stroke(self) -> Stroke {
+        match (self.is_current(), self as usize % 2 == AlgorithmId::Jiq as usize % 2) {
+            (false, _) => Stroke::Solid,
+            (true, true) => Stroke::Dashed,
+            (true, false) => Stroke::Dotted,
+        }
+    }
+}
+
+/// A rule's line style ([`AlgorithmId::stroke`]); each front end that
+/// draws lines picks its own lengths for the dashes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stroke {
+    /// An unbroken line.
+    Solid,
+    /// Long dashes.
+    Dashed,
+    /// Dots.
+    Dotted,
 }
 
 impl FromStr for AlgorithmId {
@@ -514,6 +548,8 @@ mod current_rules {
         for rule in current {
             assert_eq!(rule.id().parse::<AlgorithmId>(), Ok(rule));
             let scenario = Scenario { requests: 200, algorithms: alloc::vec![rule], ..Scenario::default() };
+            // Valid in every build: the page reads a link naming it.
+            assert_eq!(scenario.validate(), Ok(()));
             let verdict = crate::run(&scenario);
             if cfg!(feature = "current-rules") {
                 assert!(verdict.is_ok(), "{verdict:?}");
@@ -524,5 +560,20 @@ mod current_rules {
             }
         }
         assert!(AlgorithmId::classic().iter().all(|a| a.runs_here() && !a.is_current()));
+    }
+
+    /// The line styles docs/web.md#line-styles states: the classic rules
+    /// solid, the current ones broken, and no two current rules next to
+    /// each other in the registry (hence the legend) alike.
+    #[test]
+    fn current_rules_are_drawn_broken_and_neighbours_differ() {
+        use super::Stroke;
+        for &a in AlgorithmId::ALL {
+            assert_eq!(a.stroke() == Stroke::Solid, !a.is_current(), "{a:?}");
+        }
+        let current: alloc::vec::Vec<Stroke> =
+            AlgorithmId::ALL.iter().filter(|a| a.is_current()).map(|a| a.stroke()).collect();
+        assert_eq!(current.first(), Some(&Stroke::Dashed));
+        assert!(current.windows(2).all(|w| w[0] != w[1]), "{current:?}");
     }
 }

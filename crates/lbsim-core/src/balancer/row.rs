@@ -71,6 +71,9 @@ pub enum Envoy {
     RingHash,
     /// `MAGLEV`
     Maglev,
+    /// `load_balancing_policy` with the
+    /// `envoy.load_balancing_policies.client_side_weighted_round_robin` extension.
+    ClientSideWeightedRoundRobin,
 }
 
 /// What each real balancer calls a rule; `None` where it has no such rule

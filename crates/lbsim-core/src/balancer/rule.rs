@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 use super::builder::Builder;
-use super::message::{Message, Subscription};
+use super::message::{Message, Reporting, Subscription, WeightLearning};
 use crate::hash::{HashFn, KeyBuf};
 use crate::rng::{below, Rng};
 
@@ -226,6 +226,9 @@ pub struct Pool {
     /// Envoy least request's `active_request_bias`: with unequal weights
     /// a host's weight is divided by `(active + 1)` to this power.
     pub active_request_bias: f64,
+    /// gRPC's and Envoy's learned weights: the load reports and how the
+    /// weights are kept.
+    pub learning: WeightLearning,
     /// Prequal's probing, pool and hot-cold parameters.
     pub prequal: PrequalSettings,
 }
@@ -282,6 +285,16 @@ impl Pool {
             keys: UserKeys::default(),
             jiq_sampled: 1,
             active_request_bias: 1.0,
+            // gRFC A58's defaults, written out as `maglev_size` is (a test
+            // holds them equal to `grpc_wrr`'s); reports per call, their
+            // figures over a second.
+            learning: WeightLearning {
+                reporting: Reporting { period_ms: 1_000.0, out_of_band: false },
+                blackout_ms: 10_000.0,
+                expiration_ms: 180_000.0,
+                weight_period_ms: 1_000.0,
+                error_penalty: 1.0,
+            },
             prequal: PrequalSettings::PAPER,
         }
     }

@@ -20,6 +20,7 @@ pub(super) fn envoy(scenario: &Scenario, request: &Request) -> String {
         Some(Envoy::Random) => "RANDOM",
         Some(Envoy::RingHash) => "RING_HASH",
         Some(Envoy::Maglev) => "MAGLEV",
+        Some(Envoy::ClientSideWeightedRoundRobin) => CSWRR,
         None => {
             notes.push(format!("{}: not in Envoy; ROUND_ROBIN is written instead", request.rule.id()));
             "ROUND_ROBIN"
@@ -56,7 +57,12 @@ pub(super) fn envoy(scenario: &Scenario, request: &Request) -> String {
     // STATIC takes IP addresses only; a host name needs Envoy to resolve it.
     let named_hosts = endpoints.iter().any(|(host, _, _)| host.parse::<core::net::IpAddr>().is_err());
     let kind = if named_hosts { "STRICT_DNS" } else { "STATIC" };
-    let _ = writeln!(out, "name: lbsim\nconnect_timeout: 5s\ntype: {kind}\nlb_policy: {policy}");
+    let _ = writeln!(out, "name: lbsim\nconnect_timeout: 5s\ntype: {kind}");
+    if policy == CSWRR {
+        client_side_weights(&mut out, scenario);
+    } else {
+        let _ = writeln!(out, "lb_policy: {policy}");
+    }
     if policy == "MAGLEV" && u64::from(scenario.maglev_size) != crate::balancer::maglev::TABLE_SIZE {
         let _ = writeln!(out, "maglev_lb_config:\n  table_size: {}", scenario.maglev_size);
     }
@@ -125,4 +131,30 @@ pub(super) fn envoy(scenario: &Scenario, request: &Request) -> String {
         );
     }
     out
+}
+
+/// The policy name standing for the client-side weighted round robin
+/// extension, which Envoy takes as a `load_balancing_policy`, not an
+/// `lb_policy`.
+const CSWRR: &str = "CLIENT_SIDE_WEIGHTED_ROUND_ROBIN";
+
+/// The cluster's `load_balancing_policy`: Envoy's client-side weighted
+/// round robin extension with the learned weights' settings
+/// (docs/model.md#what-a-rule-may-know). Envoy asks for the ORCA reports
+/// itself; the servers must send them.
+fn client_side_weights(out: &mut String, scenario: &Scenario) {
+    let _ = writeln!(
+        out,
+        "load_balancing_policy:\n  policies:\n  - typed_extension_config:\n      \
+         name: envoy.load_balancing_policies.client_side_weighted_round_robin\n      typed_config:\n        \
+         \"@type\": type.googleapis.com/envoy.extensions.load_balancing_policies.client_side_weighted_round_robin.v3.ClientSideWeightedRoundRobin\n        \
+         enable_oob_load_report: {}\n        oob_reporting_period: {}\n        blackout_period: {}\n        \
+         weight_expiration_period: {}\n        weight_update_period: {}\n        error_utilization_penalty: {}",
+        scenario.out_of_band,
+        duration(scenario.report_period),
+        duration(scenario.blackout),
+        duration(scenario.expiration),
+        duration(scenario.weight_period),
+        scenario.error_penalty,
+    );
 }

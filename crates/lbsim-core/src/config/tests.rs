@@ -1,5 +1,6 @@
 //! Each program's configuration held to the field table and to what the real programs take.
 
+use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
@@ -148,4 +149,37 @@ fn the_active_request_bias_is_envoys_least_request_setting() {
     assert!(nginx.contains(
         "active-request bias (active-request-bias): Envoy's least request; NGINX has no such rule"
     ));
+}
+
+/// Envoy's client-side weighted round robin is a `load_balancing_policy`
+/// extension (no `lb_policy`), its settings the learned weights' fields as
+/// Envoy's `ClientSideWeightedRoundRobin` message names them; NGINX and
+/// HAProxy have no such rule and say so.
+#[test]
+fn envoys_client_side_weights_are_its_load_balancing_policy() {
+    let mut s = Scenario::default();
+    s.set("blackout", "5000").unwrap();
+    s.set("out-of-band", "true").unwrap();
+    s.set("report-period", "2500").unwrap();
+    let text = config(&s, Program::Envoy, AlgorithmId::EnvoyCswrr);
+    let policy = "load_balancing_policy:\n  policies:\n  - typed_extension_config:\n      \
+                  name: envoy.load_balancing_policies.client_side_weighted_round_robin\n";
+    assert!(text.contains(policy), "{text}");
+    for setting in [
+        "enable_oob_load_report: true\n",
+        "oob_reporting_period: 2.5s\n",
+        "blackout_period: 5s\n",
+        "weight_expiration_period: 180s\n",
+        "weight_update_period: 1s\n",
+        "error_utilization_penalty: 1\n",
+    ] {
+        assert!(text.contains(&format!("        {setting}")), "{setting}: {text}");
+    }
+    assert!(!text.contains("lb_policy:"), "{text}");
+    for program in [Program::Nginx, Program::Haproxy] {
+        for rule in [AlgorithmId::EnvoyCswrr, AlgorithmId::GrpcWrr] {
+            let text = config(&s, program, rule);
+            assert!(text.contains(&format!("{}: not in", rule.id())), "{text}");
+        }
+    }
 }

@@ -14,6 +14,12 @@ impl Scenario {
         rule == AlgorithmId::LeastRequest && self.active_request_bias != 1.0
     }
 
+    /// A rule that learns weights from load reports runs (gRPC's or
+    /// Envoy's): the settings of those weights act.
+    pub(super) fn learns_weights(&self) -> bool {
+        self.algorithms.iter().any(|a| matches!(a, AlgorithmId::GrpcWrr | AlgorithmId::EnvoyCswrr))
+    }
+
     /// Health and warm-up settings act only on a fleet that changes.
     pub(super) fn fleet_changes(&self) -> bool {
         !self.events.is_empty()

@@ -337,8 +337,8 @@ scenario! {
         config(Written, Written, Written),
     /// Independent balancer copies, each with a partial view.
     balancers: u32 = 1
-        => ("balancers", Integer, 1.0, 64.0, 1.0, Servers, "balancer copies",
-            "balancer copies, each seeing only its own requests")
+        => ("balancers", Integer, 1.0, 1_024.0, 1.0, Servers, "balancer copies",
+            "balancer copies, each seeing only its own requests (at most 64 when a classic rule runs)")
         config(Missing(note::COPIES), Missing(note::COPIES), Missing(note::COPIES)),
     /// Algorithms to run, in canonical order.
     algorithms: Vec<AlgorithmId> = AlgorithmId::classic()
@@ -617,6 +617,51 @@ scenario! {
             MissingWhen(note::HAPROXY_BIAS, Scenario::biased_least_request),
             Written,
         ),
+    // Learned weights: gRPC's weighted_round_robin (gRFC A58) and Envoy's
+    // client-side weighted round robin, which share these settings.
+    /// The period a server's load report covers, in ms: qps, errors a
+    /// second and utilization over its last closed period (per call) or
+    /// sent every period (out of band, gRFC A58's `oobReportingPeriod`).
+    report_period: u32 = 1_000, skip_default
+        => ("report-period", Integer, 10.0, 600_000.0, 100.0, Hashing, "load report period (ms)",
+            "learned weights: the period a server's load report covers, ms (out of band: sent every period)")
+        applies(Scenario::learns_weights)
+        config(Outside, Outside, Written),
+    /// gRFC A58's `blackoutPeriod`: a weight is used only this long after
+    /// the server's first report, in ms (0: at once).
+    blackout: u32 = 10_000, skip_default
+        => ("blackout", Integer, 0.0, 3_600_000.0, 1000.0, Hashing, "weight blackout (ms)",
+            "learned weights: a weight is used only this long after the server's first report, ms (gRFC A58 blackoutPeriod)")
+        applies(Scenario::learns_weights)
+        config(Outside, Outside, Written),
+    /// gRFC A58's `weightExpirationPeriod`: a weight unrenewed this long
+    /// is dropped, in ms.
+    expiration: u32 = 180_000, skip_default
+        => ("expiration", Integer, 100.0, 3_600_000.0, 1000.0, Hashing, "weight expiration (ms)",
+            "learned weights: a weight no report renews for this long is dropped, ms (gRFC A58 weightExpirationPeriod)")
+        applies(Scenario::learns_weights)
+        config(Outside, Outside, Written),
+    /// gRFC A58's `weightUpdatePeriod`: how often the weights are
+    /// recomputed, in ms (gRPC takes no less than 100 ms).
+    weight_period: u32 = 1_000, skip_default
+        => ("weight-period", Integer, 100.0, 600_000.0, 100.0, Hashing, "weight update period (ms)",
+            "learned weights: how often the weights are recomputed, ms (gRFC A58 weightUpdatePeriod)")
+        applies(Scenario::learns_weights)
+        config(Outside, Outside, Written),
+    /// gRFC A58's `errorUtilizationPenalty`: a weight is
+    /// `qps / (utilization + eps / qps x penalty)`.
+    error_penalty: f64 = 1.0, skip_default
+        => ("error-penalty", Real, 0.0, 100.0, 0.1, Hashing, "error utilization penalty",
+            "learned weights: qps / (utilization + eps / qps x penalty) (gRFC A58 errorUtilizationPenalty)")
+        applies(Scenario::learns_weights)
+        config(Outside, Outside, Written),
+    /// gRFC A58's `enableOobLoadReport`: every server sends its report to
+    /// every copy once a period, instead of with each response.
+    out_of_band: bool = false, skip_default
+        => ("out-of-band", Choice, 0.0, 0.0, 0.0, Hashing, "out-of-band load reports",
+            "learned weights: every server reports to every copy once a period, not with each response (1 and 0 read too)")
+        applies(Scenario::learns_weights)
+        config(Outside, Outside, Written),
     // Prequal's parameters (docs/model.md#prequal): the paper's defaults,
     // lbsim's where it states none.
     /// Prequal: probes sent a pick (r_probe; the paper's 3).

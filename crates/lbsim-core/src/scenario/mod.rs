@@ -14,7 +14,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::balancer::builder::{Builder, ENVOY_MIN_RING};
-use crate::balancer::Setup;
+use crate::balancer::{AlgorithmId, Setup};
 
 mod conditions;
 mod error;
@@ -31,7 +31,9 @@ pub use self::fields::{Expression, Field, InConfig, Scenario, FIELDS, IN_CONFIG}
 pub use self::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use self::lookup::row;
 pub use self::lookup::{field_spec, FAILURE_KEYS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS};
-pub use self::spec::{name_problem, valid_name, Choice, FieldKind, Group, Spec, MAX_RING_POINTS, MAX_SEED};
+pub use self::spec::{
+    name_problem, valid_name, Choice, FieldKind, Group, Spec, MAX_CLASSIC_COPIES, MAX_RING_POINTS, MAX_SEED,
+};
 
 impl Scenario {
     /// Sets one field from its text form (URL value or CLI flag argument),
@@ -71,6 +73,26 @@ impl Scenario {
         Ok(())
     }
 
+    /// Validates the scenario and checks that this build runs each of its
+    /// rules: a build without the `current-rules` feature (the page's first
+    /// module) refuses a current rule by name. Validation alone accepts
+    /// them, so the page reads a link naming one and runs it in the full
+    /// simulator (docs/web.md#the-rules-production-uses-now).
+    pub fn runnable(&self) -> Result<(), ScenarioError> {
+        self.validate()?;
+        match self.algorithms.iter().find(|a| !a.runs_here()) {
+            Some(rule) => Err(ScenarioError {
+                field: "algorithms".to_string(),
+                value: rule.id().to_string(),
+                allowed: format!(
+                    "the rules of this build; {} runs in the full simulator, not in this build",
+                    rule.id()
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Checks every field against the table and the fields against each
     /// other (one speed per server, and so on). Scenarios read from JSON
     /// come through here; `set` already checked single fields.
@@ -79,15 +101,21 @@ impl Scenario {
         if self.algorithms.is_empty() {
             return Err(row("algorithms").error(""));
         }
-        if let Some(rule) = self.algorithms.iter().find(|a| !a.runs_here()) {
-            return Err(ScenarioError {
-                field: "algorithms".to_string(),
-                value: rule.id().to_string(),
-                allowed: format!(
-                    "the rules of this build; {} runs in the full simulator, not in this build",
-                    rule.id()
-                ),
-            });
+        if let Some(classic) = self.algorithms.iter().find(|a| !a.is_current()) {
+            if self.balancers > MAX_CLASSIC_COPIES {
+                let f = row("balancers");
+                return Err(ScenarioError {
+                    allowed: format!(
+                        "{} to {MAX_CLASSIC_COPIES} when a classic rule runs (here {}); up to {} when every rule is \
+                         one of the current rules ({})",
+                        f.min,
+                        classic.id(),
+                        f.max,
+                        AlgorithmId::ALL.iter().filter(|a| a.is_current()).map(|a| a.id()).collect::<Vec<_>>().join(", ")
+                    ),
+                    ..f.error(&self.balancers.to_string())
+                });
+            }
         }
         if !crate::balancer::maglev::is_prime(u64::from(self.maglev_size)) {
             let f = row("maglev-size");

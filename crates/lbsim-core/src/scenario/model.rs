@@ -26,6 +26,16 @@ impl Scenario {
             keys: crate::balancer::UserKeys::default(),
             jiq_sampled: self.jiq_sampled,
             active_request_bias: self.active_request_bias,
+            learning: crate::balancer::WeightLearning {
+                reporting: crate::balancer::Reporting {
+                    period_ms: f64::from(self.report_period),
+                    out_of_band: self.out_of_band,
+                },
+                blackout_ms: f64::from(self.blackout),
+                expiration_ms: f64::from(self.expiration),
+                weight_period_ms: f64::from(self.weight_period),
+                error_penalty: self.error_penalty,
+            },
             prequal: crate::balancer::PrequalSettings {
                 probe_rate: self.probe_rate,
                 probe_rtt_ms: self.probe_rtt_ms,

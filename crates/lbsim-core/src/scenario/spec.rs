@@ -116,6 +116,14 @@ pub struct Spec {
 /// 4M points are 64 MiB; more would exhaust memory rather than answer.
 pub const MAX_RING_POINTS: u64 = 1 << 22;
 
+/// Most balancer copies a scenario running a classic rule may have. The
+/// field goes to 1,024 for the rules that hear the servers (JIQ's regime is
+/// many dispatchers), but a classic rule keeps a state per copy that can be
+/// large (a Maglev table per copy in the fleet's loop, up to 20 MB each), so
+/// with one of them the copies stay at what they were
+/// (docs/performance.md#many-copies).
+pub const MAX_CLASSIC_COPIES: u32 = 64;
+
 /// Largest seed: seeds travel through JavaScript numbers on the page.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use lbsim_core::scenario::{Field, FieldKind, FIELDS};
+use lbsim_core::scenario::{Field, FieldKind, FIELDS, MAX_CLASSIC_COPIES};
 use lbsim_core::{AlgorithmId, Scenario};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -287,6 +287,9 @@ pub fn valid_value(field: &'static Field, names: &[String]) -> BoxedStrategy<Str
     match field.kind {
         // The pool's size comes with the pool.
         _ if field.key == "servers" => Just(n.to_string()).boxed(),
+        // Copies past 64 are for the current rules alone, and a generated
+        // scenario mostly runs a classic one.
+        _ if field.key == "balancers" => number(field.min, f64::from(MAX_CLASSIC_COPIES), field.step),
         FieldKind::Integer | FieldKind::Real => number(field.min, field.max, field.step),
         FieldKind::Choice => prop::sample::select(ids(field)).boxed(),
         FieldKind::NumberList => {

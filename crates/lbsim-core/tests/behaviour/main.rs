@@ -22,6 +22,8 @@ mod fuzz_inputs;
 mod fuzz_reports;
 mod golden_reports;
 mod grpc_stride_scheduler;
+mod jiq_matches_its_model;
+mod learned_weights;
 mod least_connections_pooled_bound;
 mod littles_law;
 mod locality;

@@ -468,6 +468,78 @@ fn http2_pinning_layer_4_pins_the_heavy_user_and_starves_the_new_server() {
     assert!(lc.busiest_share < 0.25);
 }
 
+// Learned weights: gRPC's and Envoy's weighted round robin on load reports.
+
+/// The longest queue on any server over the buckets of `from_ms..to_ms`.
+fn longest_queue(r: &AlgorithmResult, from_ms: f64, to_ms: f64) -> u32 {
+    let b = r.queue_bucket_ms;
+    r.queue_series
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| (from_ms..to_ms).contains(&(i as f64 * b)))
+        .map(|(_, &q)| q)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn learned_weights_match_least_connections_only_after_the_blackout() {
+    let report = preset_with("learned-weights", &[]);
+    let lesson = preset("learned-weights").expect("preset").lesson;
+    let peak = |id| result(&report, id).servers.iter().map(|s| s.peak_queue).max().unwrap_or(0);
+    // Round robin's quarter against s2's 8 slots at speed 1: the fluid
+    // backlog grows at rate / 4 - 8 / mean work for the whole run.
+    let rate = report.realized.rate_per_s;
+    let fluid = (rate / 4.0 - 8.0 / report.scenario.mean_work_ms() * 1000.0)
+        * report.realized.last_arrival_ms()
+        / 1000.0;
+    let rr_s2 = f64::from(result(&report, AlgorithmId::RoundRobin).servers[1].peak_queue);
+    assert!(
+        (rr_s2 - fluid).abs() < 0.2 * fluid,
+        "round robin's s2 queues {rr_s2}, the fluid backlog {fluid}"
+    );
+    let rr = quick_p99(&report, AlgorithmId::RoundRobin);
+    let lc = quick_p99(&report, AlgorithmId::LeastConnections);
+    assert!(rr > 10_000.0 && lc < 150.0, "rr {rr}, lc {lc}");
+    assert!(
+        lesson.contains(&format!(
+            "to {}",
+            lbsim_core::scenario::thousands(u64::from(peak(AlgorithmId::RoundRobin)))
+        )),
+        "round robin's queue"
+    );
+    assert!(lesson.contains(&format!("{:.1} s", rr / 1000.0)) && lesson.contains(&format!("{lc:.0} ms")));
+    assert!(lesson.contains(&format!("no queue passes {}", peak(AlgorithmId::LeastConnections))));
+    for (id, rule) in [(AlgorithmId::GrpcWrr, "grpc-wrr"), (AlgorithmId::EnvoyCswrr, "envoy-cswrr")] {
+        let r = result(&report, id);
+        // Round robin until the first report (1 s) plus the blackout (10 s).
+        let blackout = longest_queue(r, 0.0, 12_000.0);
+        let weighted = longest_queue(r, 20_000.0, 60_000.0);
+        let slow = longest_queue(r, 60_000.0, 120_000.0);
+        let left = longest_queue(r, 118_000.0, 119_000.0);
+        let lc_weighted = longest_queue(result(&report, AlgorithmId::LeastConnections), 20_000.0, 60_000.0);
+        assert!(
+            blackout > 100 && weighted < 50 && weighted < blackout / 5,
+            "{rule}: {blackout}, {weighted}, {lc_weighted}"
+        );
+        assert!(
+            slow > 5 * peak(AlgorithmId::LeastConnections) && left > 0 && left < slow / 3,
+            "{rule}: {slow}, {left}"
+        );
+        assert!(lesson.contains(&format!("{blackout} by 11 s")), "{rule}: {blackout} by 11 s");
+        let slow_text = if id == AlgorithmId::GrpcWrr {
+            format!("the {slow} requests")
+        } else {
+            format!("{slow} in the slow minute")
+        };
+        assert!(lesson.contains(&slow_text), "{rule}: {slow_text}");
+        if id == AlgorithmId::GrpcWrr {
+            assert!(lesson.contains(&format!("no queue passes {weighted}")), "{rule}: {weighted}");
+            assert!(lesson.contains(&format!("{left} are still there")), "{rule}: {left}");
+        }
+    }
+}
+
 #[test]
 fn lessons_read_as_prose() {
     for p in lbsim_core::presets::PRESETS {

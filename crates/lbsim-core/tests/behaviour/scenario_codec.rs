@@ -75,6 +75,23 @@ fn rings_too_large_to_build_are_refused_by_name() {
     assert!(scenario.validate().is_ok());
 }
 
+/// More than 64 copies only when every rule is a current one: a classic
+/// rule keeps a state per copy (docs/performance.md#many-copies).
+#[test]
+fn more_than_64_copies_are_for_the_current_rules_alone() {
+    let jiq = Scenario { balancers: 1_024, algorithms: vec![AlgorithmId::Jiq], ..Scenario::default() };
+    assert!(jiq.validate().is_ok(), "{:?}", jiq.validate());
+    let mixed = Scenario { algorithms: vec![AlgorithmId::Jiq, AlgorithmId::Maglev], ..jiq.clone() };
+    let err = mixed.validate().expect_err("a classic rule at 1,024 copies");
+    assert_eq!((err.field.as_str(), err.value.as_str()), ("balancers", "1024"));
+    assert!(err.allowed.contains("1 to 64 when a classic rule runs (here maglev)"), "{err}");
+    assert!(err.allowed.contains("up to 1024 when every rule is one of the current rules (jiq"), "{err}");
+    assert!(Scenario { balancers: 64, ..mixed.clone() }.validate().is_ok());
+    let err = decode_strict("#v=1&balancers=65").expect_err("the classic eleven at 65 copies");
+    assert_eq!((err.field.as_str(), err.value.as_str()), ("balancers", "65"));
+    assert!(decode_strict("#v=1&balancers=1024&algorithms=jiq").is_ok());
+}
+
 #[test]
 fn json_scenarios_are_validated_against_the_same_table() {
     let scenario: Scenario = serde_json::from_str(r#"{"servers": 5000}"#).expect("parses");

@@ -1,6 +1,7 @@
 //! The latency plot: the CDF (or 1 - CDF) of every rule, and the Erlang C
 //! curve when the theory applies.
 
+use lbsim_core::balancer::Stroke;
 use lbsim_core::presets::RequestClass;
 use lbsim_core::report::AlgorithmResult;
 use lbsim_core::theory::MMc;
@@ -175,7 +176,8 @@ pub fn latency(
     for r in order {
         let line = steps(points(r, view.class), (x0, x1), y0, view.tail);
         let style = look.line(r.algorithm, 2.0);
-        drawn::line(&mut chart, canvas, r.algorithm.id(), &line, style, [true, view.tail])?;
+        let dashes = look.dashes(r.algorithm);
+        drawn::line(&mut chart, canvas, r.algorithm.id(), &line, style, dashes, [true, view.tail])?;
     }
     if let Some(m) = theory {
         let curve: Vec<(f64, f64)> = log_grid(x0, x1)
@@ -196,8 +198,10 @@ pub fn latency(
         extremes.iter().map(|&top| (top > x1).then(|| format!("max {}", ms_label(top)))).collect();
     let mut rows = legend_rows(&results.iter().map(|r| r.algorithm).collect::<Vec<_>>(), &off, look);
     if theory.is_some() {
-        let formula =
-            LegendRow { dashed: true, ..LegendRow::line("M/M/c (Erlang C)".into(), look.theme.fg, true) };
+        let formula = LegendRow {
+            stroke: Stroke::Dashed,
+            ..LegendRow::line("M/M/c (Erlang C)".into(), look.theme.fg, true)
+        };
         rows.insert(results.len(), formula);
     }
     root.present().map_err(fail)?;

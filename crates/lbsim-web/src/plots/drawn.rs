@@ -10,7 +10,7 @@ use js_sys::{Float64Array, Function, Reflect};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::HtmlCanvasElement;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::backend::Canvas;
 
@@ -70,18 +70,27 @@ fn tell(
 }
 
 /// Draws a line through `points`, given in data units (`log`: the axes
-/// drawn as log10 of them), and tells the hook.
+/// drawn as log10 of them), broken by `dashes` (canvas pixels, dash and
+/// gap; zeros: solid), and tells the hook.
 pub(super) fn line(
     chart: &mut Chart,
     canvas: &HtmlCanvasElement,
     name: &str,
     points: &[(f64, f64)],
     style: ShapeStyle,
+    dashes: [f64; 2],
     log: [bool; 2],
 ) -> Result<(), String> {
     let axis = |v: f64, log: bool| if log { libm::log10(v) } else { v };
     let path = points.iter().map(|&(x, y)| (axis(x, log[0]), axis(y, log[1])));
+    // plotters-canvas strokes a line as one path, so the canvas's own
+    // dash runs along the whole line, not restarted at each point.
+    let context =
+        canvas.get_context("2d").ok().flatten().map(JsCast::unchecked_into::<CanvasRenderingContext2d>);
+    let dash = |d: &[f64]| context.as_ref().map(|c| c.set_line_dash(&Float64Array::from(d)));
+    dash(&dashes);
     chart.draw_series(LineSeries::new(path, style)).map_err(|e| e.to_string())?;
+    dash(&[0.0; 2]);
     tell(chart, canvas, name, &style, log, points);
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! whole canvas and a reader or a screen reader gets the names as text;
 //! a saved PNG draws the same rows under the chart.
 
+use lbsim_core::balancer::Stroke;
 use lbsim_core::AlgorithmId;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -25,23 +26,24 @@ pub struct LegendRow {
     pub colour: Option<RGBColor>,
     /// Whether the line is drawn in full (the lesson is about it).
     pub strong: bool,
-    /// A dashed line (a formula drawn over the simulation).
-    pub dashed: bool,
+    /// How the line is broken: a rule's own style, or dashed for a
+    /// formula drawn over the simulation.
+    pub stroke: Stroke,
 }
 
 impl LegendRow {
     pub(super) fn line(label: String, colour: RGBColor, strong: bool) -> LegendRow {
-        LegendRow { label, colour: Some(colour), strong, dashed: false }
+        LegendRow { label, colour: Some(colour), strong, stroke: Stroke::Solid }
     }
 
     pub(super) fn note(label: String) -> LegendRow {
-        LegendRow { label, colour: None, strong: true, dashed: false }
+        LegendRow { label, colour: None, strong: true, stroke: Stroke::Solid }
     }
 }
 
 /// Writes the rows into the list `id` (the `<ul class="legend">` next to
-/// a canvas): each a short line in its colour (faint when the lesson mutes
-/// it, dashed for a formula), then its label as text.
+/// a canvas): each a short line in its colour and style (faint when the
+/// lesson mutes it), then its label as text.
 pub fn fill(id: &str, rows: &[LegendRow]) {
     let Some(list) = by_id::<HtmlElement>(id) else { return };
     list.set_text_content(None);
@@ -53,7 +55,14 @@ pub fn fill(id: &str, rows: &[LegendRow]) {
         };
         let item = element("li", class);
         if let Some(c) = row.colour {
-            let key = element("span", if row.dashed { "key dashed" } else { "key" });
+            let key = element(
+                "span",
+                match row.stroke {
+                    Stroke::Solid => "key",
+                    Stroke::Dashed => "key dashed",
+                    Stroke::Dotted => "key dotted",
+                },
+            );
             if let Some(key) = key.dyn_ref::<HtmlElement>() {
                 let _ = key.style().set_property("color", &format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2));
             }
@@ -102,7 +111,16 @@ fn legend(area: &Area, rows: &[LegendRow], columns: usize, look: &Look) -> Resul
         // bundle already, a path's in a legend would be one more.
         let (fill, half) = if row.strong { (c.filled(), 1.5) } else { (c.mix(0.45).filled(), 1.0) };
         let half = look.px(half).max(1) as i32;
-        area.draw(&Rectangle::new([(x, y - half), (x + line, y + half)], fill)).map_err(fail)?;
+        // A broken line as bars of its dashes' lengths (solid: one bar).
+        let (dash, gap) = match row.stroke {
+            Stroke::Solid => (line, 0),
+            Stroke::Dashed => (look.px(6.0) as i32, look.px(3.0) as i32),
+            Stroke::Dotted => (look.px(2.0) as i32, look.px(2.0) as i32),
+        };
+        for from in (x..x + line).step_by((dash + gap).max(1) as usize) {
+            let to = (from + dash).min(x + line);
+            area.draw(&Rectangle::new([(from, y - half), (to, y + half)], fill)).map_err(fail)?;
+        }
         area.draw(&Text::new(row.label.clone(), (x + line + look.px(6.0) as i32, y), style)).map_err(fail)?;
     }
     Ok(())
@@ -120,7 +138,10 @@ pub(super) fn legend_rows(
         .zip(off_scale)
         .map(|(&a, off)| {
             let arrow = if off.is_some() { " \u{2192}" } else { "" };
-            LegendRow::line(format!("{}{arrow}", a.id()), colour(a), look.emphasised(a))
+            LegendRow {
+                stroke: a.stroke(),
+                ..LegendRow::line(format!("{}{arrow}", a.id()), colour(a), look.emphasised(a))
+            }
         })
         .collect();
     for (a, off) in rules.iter().zip(off_scale) {

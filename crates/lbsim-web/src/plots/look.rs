@@ -5,7 +5,7 @@ use lbsim_core::report::AlgorithmResult;
 use lbsim_core::AlgorithmId;
 use plotters::prelude::*;
 
-use crate::palette::{colour, Theme};
+use crate::palette::{colour, dashes, Theme};
 
 /// Pixel scale, colours and emphasis shared by every plot of one redraw.
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +36,11 @@ impl Look {
 
     pub(super) fn emphasised(&self, a: AlgorithmId) -> bool {
         self.focus.is_empty() || self.focus.contains(&a)
+    }
+
+    /// A rule's dashes in canvas pixels (docs/web.md#line-styles).
+    pub(super) fn dashes(&self, a: AlgorithmId) -> [f64; 2] {
+        dashes(a).map(|d| d * self.scale)
     }
 
     /// A rule's line: full colour and thicker when the lesson is about it,

@@ -186,7 +186,16 @@ pub fn over_time(
                 Some(v) => stretch.push((i as f64 * step, v.min(top))),
                 None if !stretch.is_empty() => {
                     let style = look.line(r.algorithm, 1.5);
-                    drawn::line(&mut chart, canvas, r.algorithm.id(), &stretch, style, [false, false])?;
+                    let dashes = look.dashes(r.algorithm);
+                    drawn::line(
+                        &mut chart,
+                        canvas,
+                        r.algorithm.id(),
+                        &stretch,
+                        style,
+                        dashes,
+                        [false, false],
+                    )?;
                     stretch.clear();
                 }
                 None => {}
@@ -315,7 +324,15 @@ pub fn requests(
                 .collect();
             let (c, _) = colours.get(j).copied().unwrap_or((look.theme.fg, false));
             let name = format!("{} {}", r.algorithm.id(), s.name);
-            drawn::line(&mut chart, canvas, &name, &line, c.stroke_width(look.stroke(1.5)), [false, false])?;
+            drawn::line(
+                &mut chart,
+                canvas,
+                &name,
+                &line,
+                c.stroke_width(look.stroke(1.5)),
+                [0.0; 2],
+                [false, false],
+            )?;
         }
         markers(&mut chart, panel, events, top, 10.0, look)?;
     }

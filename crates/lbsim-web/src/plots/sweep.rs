@@ -89,7 +89,7 @@ pub fn sweep(
     for (line, a) in lines.iter().zip(&algorithms) {
         // In data units: what the axis shows, a value off the top at it.
         let points: Vec<(f64, f64)> = line.iter().map(|&(x, y)| (x, un(to_axis(y)))).collect();
-        drawn::line(&mut chart, canvas, a.id(), &points, look.line(*a, 2.0), [false, log])?;
+        drawn::line(&mut chart, canvas, a.id(), &points, look.line(*a, 2.0), look.dashes(*a), [false, log])?;
     }
     root.present().map_err(fail)?;
     let note = |v: f64| if figure.is_latency() { ms_label(v) } else { share_label(v) };
