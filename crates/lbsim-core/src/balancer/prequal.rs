@@ -99,7 +99,7 @@ impl Prequal {
         if k == 0 {
             return None;
         }
-        let rank = ((self.settings.q_rif * k as f64).ceil() as usize).clamp(1, k);
+        let rank = (libm::ceil(self.settings.q_rif * k as f64) as usize).clamp(1, k);
         let mut seen = 0usize;
         for (rif, &count) in self.rif_counts.iter().enumerate() {
             seen += count as usize;
@@ -246,7 +246,7 @@ fn reuse_budget(settings: &PrequalSettings, servers: usize) -> u32 {
     if budget >= f64::from(u32::MAX) {
         u32::MAX
     } else {
-        (budget.ceil() as u32).max(1)
+        (libm::ceil(budget) as u32).max(1)
     }
 }
 
@@ -281,8 +281,9 @@ impl Balancer for Prequal {
 
     fn send_probes(&mut self, _now_ms: f64, rng: &mut Rng, to: &mut Vec<usize>) {
         self.probe_credit += self.settings.probe_rate;
-        let wanted = (self.probe_credit.floor() as usize).min(self.servers);
-        self.probe_credit -= self.probe_credit.floor();
+        let whole = libm::floor(self.probe_credit);
+        let wanted = (whole as usize).min(self.servers);
+        self.probe_credit -= whole;
         if wanted == 0 {
             return;
         }
