@@ -5,7 +5,8 @@
 //! a, as NGINX documents); pick i is for user i+1. With the scenario's
 //! events, a request whose attempt fails is retried elsewhere: its pick
 //! reads `s2>s3` (s2 failed, s3 answered), or ends `>502` when no attempt
-//! answered (`502` alone: no server to try). The core's `trace` module
+//! answered (`502` alone: no server to try). A rule that probes
+//! (Prequal) shows the servers each pick probed. The core's `trace` module
 //! decides; this prints.
 
 use clap::Args;
@@ -54,6 +55,9 @@ pub struct TraceArgs {
 #[derive(Serialize)]
 struct Trace {
     picks: Vec<String>,
+    /// Per pick, the servers it probed (a rule that probes only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probes: Option<Vec<String>>,
 }
 
 /// The pool the flags describe, checked by the scenario's own table of
@@ -93,13 +97,26 @@ pub fn trace(args: &TraceArgs) -> Result<(), Failure> {
         }
         tried.join(">")
     };
-    let trace = Trace { picks: arrivals.iter().map(pick).collect() };
+    let probes =
+        |a: &trace::Arrival| a.probes.iter().map(|&s| names[s].as_str()).collect::<Vec<_>>().join(",");
+    let probing = algorithm.runs_here() && arrivals.iter().any(|a| !a.probes.is_empty());
+    let trace = Trace {
+        picks: arrivals.iter().map(pick).collect(),
+        probes: probing.then(|| arrivals.iter().map(probes).collect()),
+    };
     let text = match args.format {
         TableOrJson::Json => json_line(&trace)?,
         TableOrJson::Table => {
-            let mut out = format!("{:>6} {:<12} {}\n", "pick", "user", "server");
+            let mut out = match &trace.probes {
+                None => format!("{:>6} {:<12} {}\n", "pick", "user", "server"),
+                Some(_) => format!("{:>6} {:<12} {:<8} {}\n", "pick", "user", "server", "probes"),
+            };
             for (i, (server, user)) in trace.picks.iter().zip(users).enumerate() {
-                out += &format!("{:>6} {:<12} {}\n", i + 1, format!("user-{user}"), server);
+                let user = format!("user-{user}");
+                out += &match &trace.probes {
+                    None => format!("{:>6} {:<12} {}\n", i + 1, user, server),
+                    Some(probes) => format!("{:>6} {:<12} {:<8} {}\n", i + 1, user, server, probes[i]),
+                };
             }
             out + &format!("\nsequence: {}\n", trace.picks.join(" "))
         }

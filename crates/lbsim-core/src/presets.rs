@@ -253,6 +253,32 @@ fn many_balancers() -> Scenario {
     }
 }
 
+// The rules production uses now: their lessons.
+
+/// Servers of unequal capacity, each of three slowed by an antagonist for
+/// 15 s in turn, and eight balancer copies that each see only their own
+/// requests (Prequal's setting: docs/model.md#prequal).
+fn antagonists() -> Scenario {
+    let mut s = mixed_with(&[
+        ("servers", "6"),
+        ("speeds", "1,1,1,1,2,2"),
+        ("load", "0.6"),
+        ("balancers", "8"),
+        ("requests", "30000"),
+        (
+            "events",
+            "10s:s1:slow=0.3,25s:s1:recover,20s:s3:slow=0.25,35s:s3:recover,30s:s5:slow=0.3,45s:s5:recover",
+        ),
+    ]);
+    s.algorithms = vec![
+        AlgorithmId::RoundRobin,
+        AlgorithmId::LeastConnections,
+        AlgorithmId::PowerOfTwo,
+        AlgorithmId::Prequal,
+    ];
+    s
+}
+
 /// Every preset, in the order the page lists them.
 pub const PRESETS: &[Preset] = &[
     Preset {
@@ -521,6 +547,28 @@ pub const PRESETS: &[Preset] = &[
         },
         plot: Plot::Cdf,
         build: many_balancers,
+    },
+    // The rules production uses now.
+    Preset {
+        id: "antagonists",
+        title: "Antagonists: probe the servers, not your own counts",
+        lesson: "Six servers, s5 and s6 twice as fast as the rest, and antagonists: s1, s3 and s5 in turn run at \
+                 a quarter to a third of their speed for 15 s. Eight balancer copies each count only the requests \
+                 they sent. Round robin ignores it all: quick p99 9.0 s. The load-based rules see an eighth of \
+                 each server's load: least connections' quick p99 is 205 ms, two choices' 598 ms. Prequal probes \
+                 the servers themselves, their whole requests in flight and their recent latency. At the paper's \
+                 Q_RIF of 0.84 it chases the lowest latency and sends s6 33.9% of the traffic, more than its \
+                 quarter of the capacity: quick p99 239 ms. Set q-rif to 0.6 and a probe counts as hot sooner, so \
+                 requests in flight weigh earlier: s6 takes 30.2% and the quick p99 falls to 80 ms, a quick \
+                 request served without waiting on a server at a quarter of its speed.",
+        remapping: false,
+        view: LessonView {
+            class: RequestClass::Quick,
+            tail: true,
+            focus: &[AlgorithmId::LeastConnections, AlgorithmId::PowerOfTwo, AlgorithmId::Prequal],
+        },
+        plot: Plot::Cdf,
+        build: antagonists,
     },
 ];
 

@@ -21,12 +21,18 @@
 //!
 //! The rule is the first of `balancers` copies: only aperture's picks
 //! depend on it, drawn within copy 1's slice of the ring.
+//!
+//! A rule that probes (Prequal) sends its probes after each pick, as in a
+//! run: a probe reaches its server half a round trip later and finds there
+//! the requests held (answered and not finished); its reply comes a round
+//! trip after it was sent, with no latency estimate (nothing here has a
+//! latency). Each arrival lists the servers its picks probed.
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::balancer::{self, AlgorithmId, Eligible, Pick};
+use crate::balancer::{self, AlgorithmId, Eligible, Message, Pick};
 use crate::fleet::health::Passive;
 use crate::fleet::timeline::Timeline;
 use crate::scenario::{Scenario, ScenarioError};
@@ -142,6 +148,9 @@ pub struct Arrival {
     pub tried: Vec<usize>,
     /// Whether the last of them answered.
     pub answered: bool,
+    /// Servers the rule probed after its picks for this arrival (a rule
+    /// that probes; empty otherwise).
+    pub probes: Vec<usize>,
 }
 
 /// What becomes of each arrival of `steps` under `rule`, over the
@@ -162,6 +171,9 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
     // Members and available servers as the rule last heard of them: a
     // change is told to it, as a run tells it (a join or leave is a reload).
     let mut told = (alloc::vec![true; n], alloc::vec![true; n]);
+    // Requests held per server (answered, not finished), what a probe finds.
+    let mut held = alloc::vec![0u32; n];
+    let mut probing = Probes::new(balancer.subscribes().probes.map(|p| p.rtt_ms));
     for step in steps {
         let now_ms = clock as f64;
         match *step {
@@ -170,8 +182,9 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
                 continue;
             }
             Step::Arrive { user } => {
+                probing.deliver(now_ms, &held, balancer.as_mut());
                 let pick = Pick { now_ms, user };
-                let mut arrival = Arrival { tried: Vec::new(), answered: false };
+                let mut arrival = Arrival { tried: Vec::new(), answered: false, probes: Vec::new() };
                 loop {
                     let members: Vec<bool> = (0..n).map(|s| timeline.at(s, now_ms).member).collect();
                     let available: Vec<bool> =
@@ -192,6 +205,7 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
                         balancer.pick_eligible(&pick, &mut rng, &eligible)
                     };
                     let Some(server) = server else { break };
+                    probing.send(now_ms, balancer.as_mut(), &mut rng, &mut arrival.probes);
                     balancer.dispatched(server);
                     passive.picked(server, now_ms);
                     arrival.tried.push(server);
@@ -199,6 +213,7 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
                     let failed = condition.crashed || (condition.failing && scenario.count_5xx);
                     if !failed {
                         arrival.answered = true;
+                        held[server] += 1;
                         break;
                     }
                     // Ended at once, as a refusal on loopback is.
@@ -214,6 +229,8 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
             Step::Finish { arrival } => {
                 if let Some(a) = arrivals.get(arrival - 1).filter(|a| a.answered) {
                     let server = a.tried[a.tried.len() - 1];
+                    probing.deliver(now_ms, &held, balancer.as_mut());
+                    held[server] = held[server].saturating_sub(1);
                     passive.succeeded(server);
                     balancer.completed(server, now_ms, 0.0);
                 }
@@ -222,6 +239,57 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
         clock += 1;
     }
     arrivals
+}
+
+/// Probes on their way in a trace: sent after a pick, reaching their
+/// server half a round trip later, answered a round trip after sending.
+struct Probes {
+    rtt_ms: Option<f64>,
+    /// (reaches at, server), in the order sent (and so of reaching).
+    on_way: Vec<(f64, usize)>,
+    /// Replies: (arrives at, server, reached at, requests held then).
+    replies: Vec<(f64, usize, f64, u32)>,
+    scratch: Vec<usize>,
+}
+
+impl Probes {
+    fn new(rtt_ms: Option<f64>) -> Probes {
+        Probes { rtt_ms, on_way: Vec::new(), replies: Vec::new(), scratch: Vec::new() }
+    }
+
+    /// The rule's probes after a pick at `now_ms`, noted in `sent`.
+    fn send(
+        &mut self,
+        now_ms: f64,
+        rule: &mut dyn balancer::Balancer,
+        rng: &mut crate::rng::Rng,
+        sent: &mut Vec<usize>,
+    ) {
+        let Some(rtt) = self.rtt_ms else { return };
+        self.scratch.clear();
+        rule.send_probes(now_ms, rng, &mut self.scratch);
+        for &server in &self.scratch {
+            self.on_way.push((now_ms + rtt / 2.0, server));
+            sent.push(server);
+        }
+    }
+
+    /// Probes reaching their servers at or before `now_ms` read `held` (no
+    /// step has changed it since: steps come at whole ms, and this runs
+    /// before each), then replies due are delivered, in time order.
+    fn deliver(&mut self, now_ms: f64, held: &[u32], rule: &mut dyn balancer::Balancer) {
+        let Some(rtt) = self.rtt_ms else { return };
+        let due = self.on_way.iter().take_while(|(at, _)| *at <= now_ms).count();
+        for (at, server) in self.on_way.drain(..due) {
+            self.replies.push((at + rtt / 2.0, server, at, held[server]));
+        }
+        self.replies.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let due = self.replies.iter().take_while(|r| r.0 <= now_ms).count();
+        for (at, server, reached_ms, in_flight) in self.replies.drain(..due) {
+            let reply = Message::ProbeReply { server, reached_ms, in_flight, latency_ms: None };
+            rule.receive(at, &reply);
+        }
+    }
 }
 
 /// The steps written back in their link form.
@@ -298,6 +366,28 @@ mod tests {
         // request finishes, then s1 has fewer than s2 and s3.
         let steps = parse_steps("arrive:user-1,arrive:user-2,arrive:user-3,finish:1,arrive:user-4").unwrap();
         assert_eq!(last(&scenario(&[1, 1, 1]), AlgorithmId::LeastConnections, &steps), [0, 1, 2, 0]);
+    }
+
+    /// Prequal's probes in a trace: three distinct servers a pick, whose
+    /// replies (a round trip of 1 ms, before the next step) carry the
+    /// requests each server held when the probe reached it. With no
+    /// latency anywhere, the cold probes tie at 0 ms and the lower RIF,
+    /// then the lower server wins; the server holding arrival 1's request
+    /// is hot (RIFs 1, 0, 0: the 0.84 quantile is 1), so arrival 2 goes
+    /// to the lowest probed server holding none (docs/model.md#prequal).
+    #[cfg(feature = "current-rules")]
+    #[test]
+    fn a_probing_rules_trace_lists_its_probes_and_picks_by_their_replies() {
+        let steps = parse_steps("arrive:user-1,arrive:user-2").unwrap();
+        let arrivals = picks(&scenario(&[1, 1, 1, 1, 1, 1]), AlgorithmId::Prequal, &steps);
+        let first = &arrivals[0];
+        let mut probed = first.probes.clone();
+        probed.sort_unstable();
+        probed.dedup();
+        assert_eq!(probed.len(), 3, "three distinct servers: {:?}", first.probes);
+        let holder = first.tried[0];
+        let want = probed.iter().copied().find(|&s| s != holder);
+        assert_eq!(Some(arrivals[1].tried[0]), want, "probed {probed:?}, s{} held one", holder + 1);
     }
 
     #[test]

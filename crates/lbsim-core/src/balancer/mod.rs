@@ -17,7 +17,7 @@ pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{
     effective_weights, fewer_per_weight, uniform_among, Balancer, Counts, Eligible, PerUser, Pick, Pool,
-    Unfinished, UserKeys, WeightedDraw, REJECTION_TRIES,
+    PrequalSettings, Unfinished, UserKeys, WeightedDraw, REJECTION_TRIES,
 };
 pub use crate::rng::{below, Rng};
 
@@ -45,6 +45,9 @@ pub mod aperture;
 pub mod envoy_cswrr;
 pub mod grpc_wrr;
 pub mod stride;
+// Prequal: probes of the servers' requests in flight and latency.
+#[cfg(feature = "current-rules")]
+pub mod prequal;
 
 /// A row's name for the rule in one program, or `None`.
 macro_rules! in_program {
@@ -204,6 +207,10 @@ algorithms! {
     Aperture [current] => "aperture", aperture::Aperture, 0x9966CC,
         "Finagle's deterministic aperture: two choices in each copy's slice of the servers",
         Nothing, config(None, None, None);
+    // Prequal, on probe replies.
+    Prequal [current] => "prequal", prequal::Prequal, 0xEE3377,
+        "probes' requests in flight and latency, hot-cold lexicographic pick (Prequal, NSDI 2024)",
+        Nothing, config(None, None, None);
 }
 
 // Which rules a builder has lives beside the registry, so `builder.rs`
@@ -260,6 +267,7 @@ impl AlgorithmId {
             Jiq => false,
             GrpcWrr | EnvoyCswrr => false,
             Aperture => false,
+            Prequal => false,
         }
     }
 }

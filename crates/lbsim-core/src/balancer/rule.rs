@@ -244,6 +244,43 @@ pub struct Pool {
     /// Finagle's aperture: the servers a copy's slice is sized for (at
     /// most the pool's size), `MinDeterministicAperture`.
     pub aperture_size: u32,
+    /// Prequal's probing, pool and hot-cold parameters.
+    pub prequal: PrequalSettings,
+}
+
+/// Prequal's parameters (docs/model.md#prequal), each a scenario field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrequalSettings {
+    /// Probes sent a pick (r_probe; the paper's 3).
+    pub probe_rate: f64,
+    /// A probe's round trip, ms (lbsim's choice: 1).
+    pub probe_rtt_ms: f64,
+    /// Server busy time a probe costs, ms (lbsim's choice: 0.05).
+    pub probe_cost_ms: f64,
+    /// The RIF quantile at or above which a probe is hot (Q_RIF; the paper's 0.84).
+    pub q_rif: f64,
+    /// Most probes the pool holds (the paper's 16).
+    pub pool_size: u32,
+    /// A probe older than this is dropped, ms (the paper's 1 s).
+    pub max_age_ms: f64,
+    /// Probes removed a pick, the worst first (r_remove; the paper's 1).
+    pub remove_rate: f64,
+    /// delta in the reuse budget b_reuse (the paper's 1).
+    pub reuse_delta: f64,
+}
+
+impl PrequalSettings {
+    /// The paper's defaults, and lbsim's where it states none (docs/model.md#prequal).
+    pub const PAPER: PrequalSettings = PrequalSettings {
+        probe_rate: 3.0,
+        probe_rtt_ms: 1.0,
+        probe_cost_ms: 0.05,
+        q_rif: 0.84,
+        pool_size: 16,
+        max_age_ms: 1_000.0,
+        remove_rate: 1.0,
+        reuse_delta: 1.0,
+    };
 }
 
 impl Pool {
@@ -275,6 +312,7 @@ impl Pool {
             },
             // Finagle's `MinDeterministicAperture`, written out as Maglev's size is.
             aperture_size: 12,
+            prequal: PrequalSettings::PAPER,
         }
     }
 

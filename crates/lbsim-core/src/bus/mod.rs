@@ -20,7 +20,7 @@
 
 use alloc::boxed::Box;
 #[cfg(feature = "current-rules")]
-use alloc::collections::BinaryHeap;
+use alloc::collections::{BinaryHeap, VecDeque};
 #[cfg(feature = "current-rules")]
 use alloc::vec::Vec;
 #[cfg(feature = "current-rules")]
@@ -149,6 +149,8 @@ struct Meter {
     /// (in flight on arrival, latency) of the last [`RECENT`] finished.
     recent: Vec<(u32, f64)>,
     recent_next: usize,
+    /// The last estimate asked for, by in-flight count, until `recent` changes.
+    estimated: Option<(u32, Option<f64>)>,
     /// The copy whose idle queue holds this server, if any.
     idle_in: Option<u32>,
 }
@@ -179,18 +181,40 @@ impl Meter {
 
     /// The median latency of the recent requests whose in-flight count on
     /// arrival is nearest `in_flight` (the nearer half of those kept, at
-    /// least one), or `None` before any finished.
+    /// least one), or `None` before any finished. On the stack, as plain
+    /// integers (distance above the latency's bits, so ties go to the
+    /// lower latency): it is asked once a probe.
     fn latency_near(&self, in_flight: u32) -> Option<f64> {
         if self.recent.is_empty() {
             return None;
         }
-        let mut by_distance: Vec<(u32, u64)> =
-            self.recent.iter().map(|&(rif, latency)| (rif.abs_diff(in_flight), bits(latency))).collect();
-        by_distance.sort_unstable();
-        let near = by_distance.len().div_ceil(2);
-        let mut latencies: Vec<u64> = by_distance[..near].iter().map(|&(_, l)| l).collect();
-        latencies.sort_unstable();
+        let kept = self.recent.len();
+        let mut by_distance = [0u128; RECENT];
+        for (slot, &(rif, latency)) in by_distance.iter_mut().zip(&self.recent) {
+            *slot = (u128::from(rif.abs_diff(in_flight)) << 64) | u128::from(bits(latency));
+        }
+        by_distance[..kept].sort_unstable();
+        let near = kept.div_ceil(2);
+        let mut latencies = [0u64; RECENT];
+        for (slot, &key) in latencies.iter_mut().zip(&by_distance[..near]) {
+            *slot = key as u64;
+        }
+        latencies[..near].sort_unstable();
         Some(f64::from_bits(latencies[(near - 1) / 2]))
+    }
+
+    /// [`Meter::latency_near`], kept until the next finished request
+    /// changes what it is computed from (probes of a server often find
+    /// the same in-flight count in between).
+    fn estimate(&mut self, in_flight: u32) -> Option<f64> {
+        if let Some((asked, estimate)) = self.estimated {
+            if asked == in_flight {
+                return estimate;
+            }
+        }
+        let estimate = self.latency_near(in_flight);
+        self.estimated = Some((in_flight, estimate));
+        estimate
     }
 }
 
@@ -199,6 +223,12 @@ impl Meter {
 pub(crate) struct Bus {
     subscription: Subscription,
     events: BinaryHeap<Reverse<Event>>,
+    /// Probes on their way and their replies: sent in time order a fixed
+    /// half round trip ahead, each kind is due in the order it was
+    /// scheduled, so a queue keeps it instead of the heap (an event
+    /// scheduled before the last of its queue goes to the heap).
+    reaches: VecDeque<Event>,
+    answers: VecDeque<Event>,
     seq: u64,
     meters: Vec<Meter>,
     rng: Rng,
@@ -263,6 +293,8 @@ impl Bus {
         let mut bus = Bus {
             subscription,
             events: BinaryHeap::new(),
+            reaches: VecDeque::new(),
+            answers: VecDeque::new(),
             seq: 0,
             meters: alloc::vec![meter; servers],
             rng,
@@ -285,7 +317,39 @@ impl Bus {
 
     fn push(&mut self, t: f64, what: What) {
         self.seq += 1;
-        self.events.push(Reverse(Event { at: bits(t), rank: what.rank(), seq: self.seq, what }));
+        let event = Event { at: bits(t), rank: what.rank(), seq: self.seq, what };
+        let queue = match what {
+            What::Reach { .. } => &mut self.reaches,
+            What::Reply { .. } => &mut self.answers,
+            _ => {
+                self.events.push(Reverse(event));
+                return;
+            }
+        };
+        if queue.back().is_none_or(|last| last.at <= event.at) {
+            queue.push_back(event);
+        } else {
+            self.events.push(Reverse(event));
+        }
+    }
+
+    /// The next event due at or before `until`, taken off its queue: the
+    /// earliest of the heap's and the probe queues' by (time, kind, order).
+    fn next_due(&mut self, until: u64) -> Option<Event> {
+        let heap = self.events.peek().map(|Reverse(e)| e.key());
+        let reach = self.reaches.front().map(Event::key);
+        let answer = self.answers.front().map(Event::key);
+        let earliest = [heap, reach, answer].into_iter().flatten().min()?;
+        if earliest.0 > until {
+            return None;
+        }
+        if Some(earliest) == heap {
+            self.events.pop().map(|Reverse(e)| e)
+        } else if Some(earliest) == reach {
+            self.reaches.pop_front()
+        } else {
+            self.answers.pop_front()
+        }
     }
 
     /// Whether the bus needs a request's in-flight count on arrival.
@@ -335,11 +399,7 @@ impl Bus {
         let until = bits(until);
         let slots = servers.slots();
         let period = self.subscription.load_reports.map_or(f64::INFINITY, |r| r.period_ms);
-        while let Some(&Reverse(event)) = self.events.peek() {
-            if event.at > until {
-                break;
-            }
-            self.events.pop();
+        while let Some(event) = self.next_due(until) {
             let t = f64::from_bits(event.at);
             let copy_of = |c: u32| (c as usize).min(copies.len() - 1);
             match event.what {
@@ -365,6 +425,7 @@ impl Bus {
                             meter.recent[meter.recent_next] = entry;
                         }
                         meter.recent_next = (meter.recent_next + 1) % RECENT;
+                        meter.estimated = None;
                     }
                     if self.subscription.load_reports.is_some_and(|r| !r.out_of_band) {
                         let (qps, eps, utilization) = meter.closed;
@@ -391,7 +452,7 @@ impl Bus {
                     let s = server as usize;
                     let Some(probing) = self.subscription.probes else { continue };
                     let in_flight = servers.in_flight_at(s, t);
-                    let latency_ms = self.meters[s].latency_near(in_flight);
+                    let latency_ms = self.meters[s].estimate(in_flight);
                     if probing.cost_ms > 0.0 {
                         servers.spend(s, t, probing.cost_ms);
                     }

@@ -671,4 +671,58 @@ scenario! {
             "aperture: the servers each balancer copy's slice of the ring is sized for, at most the servers (Finagle's minimum deterministic aperture)")
         applies(|s| s.algorithms.contains(&AlgorithmId::Aperture) && s.balancers > 1)
         config(Outside, Outside, Outside),
+    // Prequal's parameters (docs/model.md#prequal): the paper's defaults,
+    // lbsim's where it states none.
+    /// Prequal: probes sent a pick (r_probe; the paper's 3).
+    probe_rate: f64 = 3.0, skip_default
+        => ("probe-rate", Real, 0.0, 16.0, 0.1, Hashing, "Prequal: probes a pick",
+            "Prequal: probes sent to servers drawn uniformly after each pick (r_probe)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
+    /// Prequal: a probe's round trip, in ms (lbsim's choice: 1 ms, a
+    /// round trip inside one data centre).
+    probe_rtt_ms: f64 = 1.0, skip_default
+        => ("probe-rtt-ms", Real, 0.0, 1000.0, 0.1, Hashing, "Prequal: probe round trip (ms)",
+            "Prequal: a probe's round trip, ms (it reaches the server half-way)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
+    /// Prequal: server busy time a probe costs, in ms (lbsim's choice:
+    /// 0.05 ms, a twentieth of a 1 ms request).
+    probe_cost_ms: f64 = 0.05, skip_default
+        => ("probe-cost-ms", Real, 0.0, 100.0, 0.01, Hashing, "Prequal: server time a probe costs (ms)",
+            "Prequal: server busy time answering a probe costs, ms (it takes no slot)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
+    /// Prequal: a probe is hot when its RIF is at or above this quantile
+    /// of the recent probes' RIFs (Q_RIF; the paper's 0.84).
+    q_rif: f64 = 0.84, skip_default
+        => ("q-rif", Real, 0.0, 1.0, 0.01, Hashing, "Prequal: hot RIF quantile",
+            "Prequal: a probe is hot at or above this quantile of recent probes' requests in flight (Q_RIF)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
+    /// Prequal: most probes a copy's pool holds (the paper's 16).
+    pool_size: u32 = 16, skip_default
+        => ("pool-size", Integer, 1.0, 256.0, 1.0, Hashing, "Prequal: probe pool size",
+            "Prequal: most probes a copy's pool holds, one per server")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
+    /// Prequal: a probe older than this is dropped, in ms (the paper's 1 s).
+    max_age_ms: f64 = 1000.0, skip_default
+        => ("max-age-ms", Real, 1.0, 60_000.0, 10.0, Hashing, "Prequal: probe max age (ms)",
+            "Prequal: a probe older than this (since it reached the server) is dropped, ms")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
+    /// Prequal: probes removed a pick, the worst first (r_remove; the paper's 1).
+    remove_rate: f64 = 1.0, skip_default
+        => ("remove-rate", Real, 0.0, 16.0, 0.1, Hashing, "Prequal: probes removed a pick",
+            "Prequal: probes removed from the pool after each pick, the worst first (r_remove)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
+    /// Prequal: delta in the reuse budget `1 + delta / ((1 - m/n) r_probe -
+    /// r_remove)` (the paper's 1).
+    reuse_delta: f64 = 1.0, skip_default
+        => ("reuse-delta", Real, 0.0, 16.0, 0.1, Hashing, "Prequal: reuse delta",
+            "Prequal: delta in the reuse budget 1 + delta / ((1 - m/n) r_probe - r_remove)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
 }

@@ -37,6 +37,16 @@ impl Scenario {
                 error_penalty: self.error_penalty,
             },
             aperture_size: self.aperture_size,
+            prequal: crate::balancer::PrequalSettings {
+                probe_rate: self.probe_rate,
+                probe_rtt_ms: self.probe_rtt_ms,
+                probe_cost_ms: self.probe_cost_ms,
+                q_rif: self.q_rif,
+                pool_size: self.pool_size,
+                max_age_ms: self.max_age_ms,
+                remove_rate: self.remove_rate,
+                reuse_delta: self.reuse_delta,
+            },
         }
     }
 

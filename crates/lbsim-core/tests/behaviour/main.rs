@@ -34,6 +34,7 @@ mod mmc_random_routing;
 mod nginx_ring_matches_the_oracle;
 mod placement_note;
 mod power_of_two_mean_field;
+mod prequal_probe_cost;
 mod preset_lessons;
 mod ring_placements;
 mod round_robin_erlang_n;

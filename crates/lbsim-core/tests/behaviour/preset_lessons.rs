@@ -589,3 +589,35 @@ fn lessons_read_as_prose() {
         assert!(!p.lesson.contains("  "), "{}: a run of spaces", p.id);
     }
 }
+
+// The rules production uses now.
+
+#[test]
+fn antagonists_prequal_reads_the_servers_where_partial_counts_fall_behind() {
+    let report = preset_with("antagonists", &[]);
+    let rr = quick_p99(&report, AlgorithmId::RoundRobin);
+    let lc = quick_p99(&report, AlgorithmId::LeastConnections);
+    let p2c = quick_p99(&report, AlgorithmId::PowerOfTwo);
+    let pq = quick_p99(&report, AlgorithmId::Prequal);
+    assert!(rr > 5_000.0 && lc < p2c && pq < p2c, "rr {rr}, lc {lc}, p2c {p2c}, prequal {pq}");
+    // At Q_RIF 0.84 Prequal sends the fastest server more than its quarter
+    // of the capacity (speeds 1, 1, 1, 1, 2, 2).
+    let herded = result(&report, AlgorithmId::Prequal).servers[5].share;
+    assert!(herded > 0.3, "s6 takes {herded}");
+    let tighter = preset_with("antagonists", &[("q-rif", "0.6")]);
+    let pq_06 = quick_p99(&tighter, AlgorithmId::Prequal);
+    let s6_06 = result(&tighter, AlgorithmId::Prequal).servers[5].share;
+    // A quick request (20 ms) served at once on a server at a quarter of
+    // its speed takes 80 ms: the floor under the antagonists.
+    assert!(pq_06 < lc && pq_06 <= 80.0 + 1e-9 && s6_06 < herded, "q-rif 0.6: {pq_06}, s6 {s6_06}");
+    let lesson = preset("antagonists").expect("preset").lesson;
+    for q in [
+        format!("quick p99 {:.1} s", rr / 1000.0),
+        format!("least connections' quick p99 is {lc:.0} ms, two choices' {p2c:.0} ms"),
+        format!("sends s6 {:.1}% of the traffic", herded * 100.0),
+        format!("quick p99 {pq:.0} ms"),
+        format!("s6 takes {:.1}% and the quick p99 falls to {pq_06:.0} ms", s6_06 * 100.0),
+    ] {
+        assert!(lesson.contains(&q), "the lesson does not say '{q}'");
+    }
+}
