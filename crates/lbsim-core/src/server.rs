@@ -223,6 +223,11 @@ pub(crate) fn bus_for(
     servers: usize,
     horizon_ms: f64,
 ) -> Option<Box<Bus>> {
+    // Only the current rules subscribe: a build without them (the page's
+    // first module) has no bus to carry, and this lets it leave the bus out.
+    if !cfg!(feature = "current-rules") {
+        return None;
+    }
     let subscription = copies.first()?.subscribes();
     let stream = (1 << 33) + u64::from(crate::hash::fnv1a32(algorithm.id().as_bytes()));
     Bus::new(subscription, servers, horizon_ms, crate::workload::rng(scenario.seed, stream))
