@@ -96,9 +96,23 @@ pub fn encode_over(scenario: &Scenario, base: Option<&Preset>) -> String {
         out.push('&');
         out.push_str(key);
         out.push('=');
-        out.push_str(&scenario.get(key).unwrap_or_default());
+        push_escaped(&mut out, &scenario.get(key).unwrap_or_default());
     }
     out
+}
+
+/// `value` as a link carries it: the characters that would end the pair
+/// (`&`), begin the fragment (`#`) or read as an escape (`%`) escaped, so a
+/// text field such as `log-format` reads back as it was written.
+fn push_escaped(out: &mut String, value: &str) {
+    for c in value.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '&' => out.push_str("%26"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
 }
 
 /// The keys of the fields whose values differ between `scenario` and

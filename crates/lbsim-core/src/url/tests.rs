@@ -297,3 +297,14 @@ fn percent_escapes_are_read() {
     let d = decode("v=1&speeds=1%2C1%2C1%2C0.2");
     assert_eq!(d.scenario.speeds, [1.0, 1.0, 1.0, 0.2]);
 }
+
+/// A text field's `%`, `&` and `#` are escaped in the link, so it reads
+/// back whole: written raw, `#` began a new fragment and the field read
+/// back empty.
+#[test]
+fn a_text_fields_link_characters_survive_the_link() {
+    let scenario = Scenario { log_format: Some("#a&b=%41 $msec".into()), ..Scenario::default() };
+    let link = encode(&scenario);
+    assert!(link.ends_with("log-format=%23a%26b=%2541 $msec"), "{link}");
+    assert_eq!(decode_strict(&link), Ok(scenario));
+}
