@@ -17,6 +17,7 @@ use super::error::ScenarioError;
 use super::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use super::notes as note;
 use super::spec::{FieldKind, Group, Spec, MAX_SEED};
+use super::table::{applies_or_always, is_skip_default, scenario};
 use super::value::FieldValue;
 use crate::balancer::builder::Builder;
 use crate::balancer::row::{Envoy, Haproxy, Nginx};
@@ -97,129 +98,6 @@ impl Field {
     pub fn is_set(&self, scenario: &Scenario) -> bool {
         self.read(scenario) != self.read(&Scenario::default())
     }
-}
-
-/// Declares the [`Scenario`] type, its `Default`, its JSON form and
-/// [`FIELDS`] from one row per field:
-///
-/// ```text
-/// name: type = default[, skip_default]
-///     => (key, kind, min, max, step, group, label, meaning)
-///     [applies(fn(&Scenario) -> bool)]
-///     config(nginx, haproxy, envoy),
-/// ```
-///
-/// with its doc comment (and any serde attribute for reading, such as an
-/// old name: JSON is written under the key, so such an attribute changes
-/// reading only) above it. `skip_default` leaves the field out of JSON at
-/// its default: every field added after the base model has it, so a
-/// scenario that does not use the field writes what it wrote before.
-/// `applies` says when the field affects the numbers (always, when left
-/// out); `config` how each balancer's configuration expresses it
-/// ([`Expression`], gathered in [`IN_CONFIG`]), so `lbsim config` cannot
-/// drop a field unsaid. The choices, the reader and the writer come from
-/// the field's type ([`FieldValue`]).
-macro_rules! scenario {
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident;
-        $(
-            $(#[$attr:meta])*
-            $field:ident: $ty:ty = $default:expr $(, $skip:ident)?
-                => ($key:literal, $kind:ident, $min:expr, $max:expr, $step:expr, $group:ident, $label:literal,
-                    $meaning:expr)
-                $(applies($applies:expr))?
-                config($nginx:expr, $haproxy:expr, $envoy:expr $(,)?),
-        )*
-    ) => {
-        $(#[$meta])*
-        pub struct $name {
-            $($(#[$attr])* pub $field: $ty,)*
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                $name { $($field: $default,)* }
-            }
-        }
-
-        /// The JSON form: every field under its key, in the table's order,
-        /// a `skip_default` field only away from its default.
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let defaults = $name::default();
-                let mut out = serializer.serialize_struct(stringify!($name), FIELDS.len())?;
-                $(
-                    if !stringify!($($skip)?).is_empty() && self.$field == defaults.$field {
-                        out.skip_field($key)?;
-                    } else {
-                        out.serialize_field($key, &self.$field)?;
-                    }
-                )*
-                out.end()
-            }
-        }
-
-        /// The one table of scenario fields and their ranges. The CLI builds its
-        /// flags from it, the URL codec its keys, the page its inputs.
-        pub const FIELDS: &[Field] = &[$(Field {
-            spec: Spec {
-                key: $key,
-                kind: FieldKind::$kind,
-                min: $min,
-                max: $max,
-                step: $step,
-                group: Group::$group,
-                label: $label,
-                meaning: $meaning,
-                choices: <$ty as FieldValue>::choices,
-            },
-            skips_default: !stringify!($($skip)?).is_empty(),
-            applies: applies_or_always!($($applies)?),
-            write: |scenario, field, text| {
-                scenario.$field = FieldValue::parse(field, text)?;
-                Ok(())
-            },
-            read: |scenario| scenario.$field.text(),
-        }),*];
-
-        /// How each balancer's configuration expresses each field, in the
-        /// order of [`FIELDS`]. Apart from the rows' other columns because
-        /// only `lbsim config` reads it: the page's first module, which
-        /// reads [`FIELDS`], does not carry its notes.
-        pub const IN_CONFIG: &[InConfig] = &[$(InConfig { nginx: $nginx, haproxy: $haproxy, envoy: $envoy }),*];
-
-        $($(const _: () = assert!(
-            is_skip_default(stringify!($skip)),
-            concat!("a row's flag after its default is `skip_default`, not `", stringify!($skip), "`")
-        );)?)*
-    };
-}
-
-/// Whether a row's flag is `skip_default` (the one flag a row takes).
-const fn is_skip_default(flag: &str) -> bool {
-    let (flag, want) = (flag.as_bytes(), b"skip_default");
-    if flag.len() != want.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < flag.len() {
-        if flag[i] != want[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// A row's `applies`, or "always" when it has none.
-macro_rules! applies_or_always {
-    () => {
-        |_| true
-    };
-    ($applies:expr) => {
-        $applies
-    };
 }
 
 /// The rule as each program writes it hashes the key (a hash setting

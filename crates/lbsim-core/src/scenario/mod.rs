@@ -24,6 +24,7 @@ mod lookup;
 mod model;
 mod notes;
 mod spec;
+mod table;
 mod value;
 
 pub use self::error::{thousands, Echo, Escaped, ScenarioError, MAX_ECHOED};
