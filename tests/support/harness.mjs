@@ -154,6 +154,9 @@ export function expectedTable(report) {
   // requests' p99 only where there are quick requests (bimodal work).
   const caches = report.results.some((r) => r.hit_rate !== undefined);
   const quick = report.results.some((r) => r.latency_ms.quick);
+  // The connections column only where a rule keeps each copy to a part
+  // of the servers (aperture): all its copies' connections together.
+  const connections = report.results.some((r) => r.connections);
   for (const r of report.results) {
     const l = r.latency_ms;
     out[r.algorithm] = {
@@ -171,6 +174,7 @@ export function expectedTable(report) {
     if (errors) Object.assign(out[r.algorithm], { errors: r.errors, "error-share": r.error_share });
     if (retries) out[r.algorithm].retries = r.retries;
     if (caches) out[r.algorithm]["hit-rate"] = r.hit_rate;
+    if (connections) out[r.algorithm].connections = r.connections ? r.connections.total : null;
   }
   return out;
 }
