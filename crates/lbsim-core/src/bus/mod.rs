@@ -292,6 +292,9 @@ pub(crate) struct Bus {
     free_replies: Vec<u32>,
     /// No period ends after this (the last arrival), so a run's bus runs dry.
     horizon_ms: f64,
+    /// Slots a server has, as the servers said at the last delivery (0
+    /// before any).
+    slots: u32,
 }
 
 /// Without the `current-rules` feature no rule subscribes to anything, so
@@ -358,6 +361,7 @@ impl Bus {
             replies: Vec::new(),
             free_replies: Vec::new(),
             horizon_ms,
+            slots: 0,
         };
         if subscription.idle.is_some() {
             // Every server starts idle, and says so at once.
@@ -414,12 +418,21 @@ impl Bus {
     }
 
     /// A request was dispatched: it starts and ends as fixed.
+    #[inline]
     pub(crate) fn served(&mut self, served: Served) {
         let meter = &mut self.meters[served.server];
         // Assigned a request, a server leaves the idle queue it was in.
         meter.idle_in = None;
-        if self.subscription.load_reports.is_some() {
-            meter.started(served.start_ms);
+        if let Some(reporting) = self.subscription.load_reports {
+            if served.start_ms <= served.arrival_ms && self.slots > 0 {
+                // Started on arrival: after all of its server's due by then
+                // (delivered before the pick), so counted at once.
+                meter.count_starts(served.start_ms, reporting.period_ms, self.slots);
+                meter.advance(served.start_ms, reporting.period_ms, self.slots);
+                meter.running += 1;
+            } else {
+                meter.started(served.start_ms);
+            }
         }
         if let Some(ends) = &mut self.ends {
             self.seq += 1;
@@ -440,6 +453,7 @@ impl Bus {
     }
 
     /// Copy `copy`'s rule picked at `now`: the probes it sends go out.
+    #[inline]
     pub(crate) fn picked(&mut self, now: f64, copy: usize, rule: &mut dyn Balancer, rng: &mut Rng) {
         let Some(probing) = self.subscription.probes else { return };
         let mut probes = core::mem::take(&mut self.probes);
@@ -458,7 +472,16 @@ impl Bus {
         servers: &mut dyn Servers,
     ) {
         let until = bits(until);
+        if let Some(ends) = &self.ends {
+            // Most arrivals find nothing due.
+            let end = ends.peek().map_or(u64::MAX, |&Reverse(key)| (key >> 64) as u64);
+            let close = self.events.peek().map_or(u64::MAX, |Reverse(e)| e.at);
+            if end.min(close) > until {
+                return;
+            }
+        }
         let slots = servers.slots();
+        self.slots = slots;
         let period = self.subscription.load_reports.map_or(f64::INFINITY, |r| r.period_ms);
         if self.ends.is_some() {
             self.deliver_reports(until, copies, slots, period);
