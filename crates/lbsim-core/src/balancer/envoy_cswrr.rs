@@ -119,6 +119,9 @@ pub struct EnvoyCswrr {
     round_robin: LeastRequest,
     /// The weights the round robin holds.
     weights: Vec<u32>,
+    /// The same as reals, from the first update on (what a replay and
+    /// `lbsim trace` read).
+    in_force: Vec<f64>,
     validity: Validity,
     error_penalty: f64,
     weight_period_ms: f64,
@@ -137,6 +140,7 @@ impl EnvoyCswrr {
             hosts: alloc::vec![HostWeight::default(); pool.len()],
             round_robin,
             weights: ones,
+            in_force: Vec::new(),
             validity: Validity { blackout_ms: learning.blackout_ms, expiration_ms: learning.expiration_ms },
             error_penalty: learning.error_penalty,
             weight_period_ms: learning.weight_period_ms,
@@ -161,9 +165,13 @@ impl EnvoyCswrr {
         let validity = self.validity;
         let valid: Vec<Option<u32>> = self.hosts.iter_mut().map(|h| h.valid_at(now, validity)).collect();
         let weights = fill_with_median(&valid);
-        if weights != self.weights {
+        let changed = weights != self.weights;
+        if changed {
             self.round_robin.reweight(&weights);
             self.weights = weights;
+        }
+        if changed || self.in_force.is_empty() {
+            self.in_force = self.weights.iter().map(|&w| f64::from(w)).collect();
         }
     }
 
@@ -195,6 +203,10 @@ impl Balancer for EnvoyCswrr {
                 host.update(now_ms as u64, weight);
             }
         }
+    }
+
+    fn weights(&self) -> Option<&[f64]> {
+        (!self.in_force.is_empty()).then_some(&self.in_force[..])
     }
 
     fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {

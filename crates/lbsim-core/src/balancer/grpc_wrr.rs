@@ -147,6 +147,9 @@ pub struct WeightedRoundRobin {
     weight_period_ms: f64,
     /// When the scheduler is next rebuilt.
     next_rebuild_ms: f64,
+    /// The weights the last rebuild gave the scheduler (0: none usable,
+    /// which the scheduler fills with the mean), empty before the first.
+    in_force: Vec<f64>,
 }
 
 impl WeightedRoundRobin {
@@ -167,6 +170,7 @@ impl WeightedRoundRobin {
             error_penalty,
             weight_period_ms,
             next_rebuild_ms: weight_period_ms,
+            in_force: Vec::new(),
         }
     }
 
@@ -192,6 +196,14 @@ impl WeightedRoundRobin {
         self.next_rebuild_ms += periods * self.weight_period_ms;
         let weights = self.usable_weights(now_ms);
         self.scheduler = StrideScheduler::make(&weights);
+        let validity = self.validity;
+        self.in_force = self.learned.iter_mut().map(|l| l.usable(now_ms, validity)).collect();
+    }
+
+    /// The weights the last rebuild gave the scheduler, before their
+    /// scaling (0: none usable); `None` before the first rebuild.
+    pub fn weights_in_force(&self) -> Option<&[f64]> {
+        (!self.in_force.is_empty()).then_some(&self.in_force[..])
     }
 
     /// The scaled weights the scheduler picks by, `None` while the picks
@@ -287,6 +299,10 @@ impl Balancer for GrpcWrr {
                 None => self.early.push((server, now_ms, report)),
             }
         }
+    }
+
+    fn weights(&self) -> Option<&[f64]> {
+        self.picker.as_ref().and_then(WeightedRoundRobin::weights_in_force)
     }
 
     fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {

@@ -295,6 +295,9 @@ pub(crate) struct Bus {
     /// Slots a server has, as the servers said at the last delivery (0
     /// before any).
     slots: u32,
+    /// Probes as they reached their servers, up to a cap, when a replay
+    /// keeps them.
+    seen: Option<(Vec<crate::fleet::Probe>, usize)>,
 }
 
 /// Without the `current-rules` feature no rule subscribes to anything, so
@@ -314,6 +317,12 @@ impl Bus {
     pub(crate) fn served(&mut self, _: Served) {}
     pub(crate) fn picked(&mut self, _: f64, _: usize, _: &mut dyn Balancer, _: &mut Rng) {}
     pub(crate) fn deliver(&mut self, _: f64, _: &mut [Box<dyn Balancer>], _: &mut dyn Servers) {}
+    #[cfg(feature = "replay")]
+    pub(crate) fn keep_probes(&mut self, _: usize) {}
+    #[cfg(feature = "replay")]
+    pub(crate) fn take_probes(&mut self) -> alloc::vec::Vec<crate::fleet::Probe> {
+        alloc::vec::Vec::new()
+    }
 }
 
 /// One dispatch, as the bus hears of it.
@@ -362,6 +371,7 @@ impl Bus {
             free_replies: Vec::new(),
             horizon_ms,
             slots: 0,
+            seen: None,
         };
         if subscription.idle.is_some() {
             // Every server starts idle, and says so at once.
@@ -410,6 +420,19 @@ impl Bus {
         } else {
             self.answers.pop_front()
         }
+    }
+
+    /// Keeps the first `cap` probes as they reach their servers (a replay
+    /// shows them).
+    #[cfg(feature = "replay")]
+    pub(crate) fn keep_probes(&mut self, cap: usize) {
+        self.seen = Some((Vec::new(), cap));
+    }
+
+    /// The probes kept, in the order they reached their servers.
+    #[cfg(feature = "replay")]
+    pub(crate) fn take_probes(&mut self) -> Vec<crate::fleet::Probe> {
+        self.seen.take().map(|(probes, _)| probes).unwrap_or_default()
     }
 
     /// Whether the bus needs a request's in-flight count on arrival.
@@ -521,6 +544,18 @@ impl Bus {
                     let latency_ms = self.meters[s].estimate(in_flight);
                     if probing.cost_ms > 0.0 {
                         servers.spend(s, t, probing.cost_ms);
+                    }
+                    if let Some((seen, _)) = self.seen.as_mut().filter(|(seen, cap)| seen.len() < *cap) {
+                        let half = probing.rtt_ms / 2.0;
+                        seen.push(crate::fleet::Probe {
+                            copy,
+                            server,
+                            sent_ms: t - half,
+                            reached_ms: t,
+                            replied_ms: t + half,
+                            in_flight,
+                            latency_ms,
+                        });
                     }
                     let message = Message::ProbeReply { server: s, reached_ms: t, in_flight, latency_ms };
                     let reply = match self.free_replies.pop() {
