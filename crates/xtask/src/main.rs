@@ -115,6 +115,11 @@ enum Task {
         #[arg(long, value_enum, value_delimiter = ',', value_name = "BALANCER")]
         skip: Vec<Balancer>,
     },
+    /// gRPC's own parser (the `grpcio` Python package, installed into
+    /// target/grpcio when missing) over every rule's `lbsim config --for
+    /// grpc`; a duration written as a number and a misspelt policy must be
+    /// refused first.
+    GrpcConfig,
     /// A scenario served by the real NGINX and HAProxy (installed when
     /// missing), each rule's latencies measured against lbsim's prediction.
     ///
@@ -186,6 +191,7 @@ fn main() -> ExitCode {
         Task::Bench { which: Some(Bench::Page) } => web::bench_page(),
         Task::Fuzz { cases } => fuzz::fuzz(cases),
         Task::Layers => layers::check(),
+        Task::GrpcConfig => conformance::grpc_configs(),
         Task::Conformance { skip } => conformance::conformance(conformance::Balancers {
             nginx: !skip.contains(&Balancer::Nginx),
             haproxy: !skip.contains(&Balancer::Haproxy),

@@ -30,7 +30,7 @@ use alloc::vec::Vec;
 use super::grpc_wrr::{LoadReport, Validity};
 use super::least_request::LeastRequest;
 use super::message::{Message, Reporting, Subscription};
-use super::rule::{Balancer, Eligible, Pick, Pool};
+use super::rule::{Balancer, Counts, Eligible, Pick, Pool};
 use crate::rng::Rng;
 
 /// A report's weight as Envoy's `calculateWeightFromOrcaReport` gives it,
@@ -103,6 +103,16 @@ pub fn fill_with_median(valid: &[Option<u32>]) -> Vec<u32> {
     valid.iter().map(|w| w.unwrap_or(median)).collect()
 }
 
+/// What Envoy's round robin reads of the hosts' active requests: nothing
+/// (its schedule's weights are the hosts' own), so a pick asks no counts.
+struct NoActive;
+
+impl Counts for NoActive {
+    fn unfinished(&self, _server: usize) -> u32 {
+        0
+    }
+}
+
 /// Envoy's client-side weighted round robin as a balancer copy.
 pub struct EnvoyCswrr {
     hosts: Vec<HostWeight>,
@@ -139,11 +149,16 @@ impl EnvoyCswrr {
         }
     }
 
-    /// The weights updates due by `now_ms`, one a weight period.
+    /// The weights updates due by `now_ms`, one a weight period (the
+    /// check on every pick, the update apart).
+    #[inline]
     fn update_due(&mut self, now_ms: f64) {
-        if now_ms < self.next_update_ms {
-            return;
+        if now_ms >= self.next_update_ms {
+            self.update_weights(now_ms);
         }
+    }
+
+    fn update_weights(&mut self, now_ms: f64) {
         let periods = libm::floor((now_ms - self.next_update_ms) / self.weight_period_ms) + 1.0;
         self.next_update_ms += periods * self.weight_period_ms;
         let now = now_ms as u64;
@@ -169,7 +184,7 @@ impl EnvoyCswrr {
 impl Balancer for EnvoyCswrr {
     fn pick(&mut self, request: &Pick, rng: &mut Rng) -> usize {
         self.update_due(request.now_ms);
-        self.round_robin.pick(request, rng)
+        self.round_robin.pick_counting(request, rng, &NoActive)
     }
 
     fn observes_completions(&self) -> bool {
@@ -181,8 +196,7 @@ impl Balancer for EnvoyCswrr {
     }
 
     fn receive(&mut self, now_ms: f64, message: &Message) {
-        if let Message::LoadReport { server, qps, eps, utilization } = *message {
-            let report = LoadReport { qps, eps, utilization };
+        if let Some((server, report)) = LoadReport::from_message(message) {
             if let (Some(weight), Some(host)) =
                 (report_weight(&report, self.error_penalty), self.hosts.get_mut(server))
             {

@@ -57,6 +57,18 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
+    /// The reporting server and its report, if `message` is a load
+    /// report: the one reading of the bus's message both learned-weight
+    /// rules (this and `envoy_cswrr.rs`) share.
+    pub fn from_message(message: &Message) -> Option<(usize, LoadReport)> {
+        match *message {
+            Message::LoadReport { server, qps, eps, utilization } => {
+                Some((server, LoadReport { qps, eps, utilization }))
+            }
+            _ => None,
+        }
+    }
+
     /// The weight the report gives, or `None` when it says no qps or no
     /// utilization (grpc-go ignores such a report).
     pub fn weight(&self, error_penalty: f64) -> Option<f64> {
@@ -281,8 +293,7 @@ impl Balancer for GrpcWrr {
     }
 
     fn receive(&mut self, now_ms: f64, message: &Message) {
-        if let Message::LoadReport { server, qps, eps, utilization } = *message {
-            let report = LoadReport { qps, eps, utilization };
+        if let Some((server, report)) = LoadReport::from_message(message) {
             match self.picker.as_mut() {
                 Some(picker) => picker.report(server, now_ms, &report),
                 None => self.early.push((server, now_ms, report)),
