@@ -375,7 +375,7 @@ impl Prepared {
             bus_for(run.algorithm, &self.scenario, &run.copies, self.pool.len(), self.workload.horizon_ms());
         #[cfg(feature = "replay")]
         if let Some(bus) = run.bus.as_mut().filter(|_| log) {
-            bus.keep_probes(crate::replay::MAX_PROBES);
+            bus.keep_probes(fleet::MAX_PROBES);
         }
         let fleet = fleet::State::new(&self.scenario, &self.pool, &self.workload, &mut run, log);
         Running { run, fleet: Some(Box::new(fleet)) }

@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 
 use lbsim_core::balancer::AlgorithmId;
 use lbsim_core::fleet::{Cause, Outcome, Verdict};
-use lbsim_core::replay::{Attempt, Probe, Replay, Request, WeightUpdate};
+use lbsim_core::replay::{Attempt, ProbeTrip, Replay, Request, WeightUpdate};
 use lbsim_core::report::{
     AlgorithmResult, Connections, Distributions, Headline, KeyShare, Latencies, Percentiles, Realized,
     Report, ServerResult, Wait,
@@ -271,7 +271,7 @@ wire_struct! {
     }
     Connections { fewest, most, total, full_mesh }
     Replay { algorithm, servers, requests, attempts, verdicts, probes, weights }
-    Probe { copy, server, sent_ms, reached_ms, replied_ms, in_flight, latency_ms }
+    ProbeTrip { copy, server, sent_ms, reached_ms, replied_ms, in_flight, latency_ms }
     WeightUpdate { at_ms, copy, weights }
     Verdict { at_ms, copy, server, out }
     Request { arrival_ms, slow, answered_ms, ok }

@@ -174,11 +174,6 @@ impl EnvoyCswrr {
             self.in_force = self.weights.iter().map(|&w| f64::from(w)).collect();
         }
     }
-
-    /// The weights the round robin holds, what `lbsim trace` shows.
-    pub fn weights(&self) -> &[u32] {
-        &self.weights
-    }
 }
 
 impl Balancer for EnvoyCswrr {

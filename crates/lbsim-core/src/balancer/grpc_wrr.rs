@@ -278,7 +278,7 @@ impl GrpcWrr {
     }
 
     /// The scaled weights the last rebuild gave the scheduler (`None`:
-    /// round robin), what `lbsim trace` shows of the learned weights.
+    /// round robin); `Balancer::weights` gives them before their scaling.
     pub fn scheduled_weights(&self) -> Option<&[u16]> {
         self.picker.as_ref().and_then(WeightedRoundRobin::scheduled_weights)
     }

@@ -124,3 +124,24 @@ pub enum Message {
         server: usize,
     },
 }
+
+/// A probe a copy sent, as its reply told it (docs/model.md#what-a-rule-may-know):
+/// what a replay keeps of each.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeTrip {
+    /// The balancer copy that sent it (0-based).
+    pub copy: u32,
+    /// The server probed (0-based).
+    pub server: u32,
+    /// When it was sent, ms: half a probe round trip before it reached
+    /// the server.
+    pub sent_ms: f64,
+    /// When it reached the server, ms: what its figures are as of.
+    pub reached_ms: f64,
+    /// When its reply reached the copy, ms.
+    pub replied_ms: f64,
+    /// Requests the server held then.
+    pub in_flight: u32,
+    /// The server's latency estimate then, ms (none before it finished any).
+    pub latency_ms: Option<f64>,
+}

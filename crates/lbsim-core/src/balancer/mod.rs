@@ -12,7 +12,7 @@ use core::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use self::builder::Builder;
-pub use self::message::{Joining, Message, Probing, Reporting, Subscription, WeightLearning};
+pub use self::message::{Joining, Message, ProbeTrip, Probing, Reporting, Subscription, WeightLearning};
 pub use self::row::{InPrograms, Setup};
 
 pub use self::rule::{

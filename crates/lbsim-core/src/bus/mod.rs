@@ -320,7 +320,7 @@ pub(crate) struct Bus {
     slots: u32,
     /// Probes as they reached their servers, up to a cap, when a replay
     /// keeps them.
-    seen: Option<(Vec<crate::fleet::Probe>, usize)>,
+    seen: Option<(Vec<crate::balancer::ProbeTrip>, usize)>,
 }
 
 /// Without the `current-rules` feature no rule subscribes to anything, so
@@ -343,7 +343,7 @@ impl Bus {
     #[cfg(feature = "replay")]
     pub(crate) fn keep_probes(&mut self, _: usize) {}
     #[cfg(feature = "replay")]
-    pub(crate) fn take_probes(&mut self) -> alloc::vec::Vec<crate::fleet::Probe> {
+    pub(crate) fn take_probes(&mut self) -> alloc::vec::Vec<crate::balancer::ProbeTrip> {
         alloc::vec::Vec::new()
     }
 }
@@ -454,7 +454,7 @@ impl Bus {
 
     /// The probes kept, in the order they reached their servers.
     #[cfg(feature = "replay")]
-    pub(crate) fn take_probes(&mut self) -> Vec<crate::fleet::Probe> {
+    pub(crate) fn take_probes(&mut self) -> Vec<crate::balancer::ProbeTrip> {
         self.seen.take().map(|(probes, _)| probes).unwrap_or_default()
     }
 
@@ -570,7 +570,7 @@ impl Bus {
                     }
                     if let Some((seen, _)) = self.seen.as_mut().filter(|(seen, cap)| seen.len() < *cap) {
                         let half = probing.rtt_ms / 2.0;
-                        seen.push(crate::fleet::Probe {
+                        seen.push(crate::balancer::ProbeTrip {
                             copy,
                             server,
                             sent_ms: t - half,

@@ -33,7 +33,8 @@ use crate::server::AlgorithmRun;
 use crate::workload::Workload;
 
 pub(crate) use self::state::State;
-pub use self::state::{Attempt, Cause, Logs, Outcome, Probe, Verdict, WeightUpdate};
+pub use self::state::{Attempt, Cause, Logs, Outcome, Verdict, WeightUpdate, MAX_PROBES};
+pub use crate::balancer::ProbeTrip;
 
 impl State {
     /// Runs up to `budget` more arrivals; true when the run is over.

@@ -60,26 +60,6 @@ pub struct Verdict {
     pub out: Option<Cause>,
 }
 
-/// A probe a copy sent, as its reply told it (docs/model.md#what-a-rule-may-know).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Probe {
-    /// The balancer copy that sent it (0-based).
-    pub copy: u32,
-    /// The server probed (0-based).
-    pub server: u32,
-    /// When it was sent, ms: half a probe round trip before it reached
-    /// the server.
-    pub sent_ms: f64,
-    /// When it reached the server, ms: what its figures are as of.
-    pub reached_ms: f64,
-    /// When its reply reached the copy, ms.
-    pub replied_ms: f64,
-    /// Requests the server held then.
-    pub in_flight: u32,
-    /// The server's latency estimate then, ms (none before it finished any).
-    pub latency_ms: Option<f64>,
-}
-
 /// A copy's learned weights changed at a pick: the weights it picks by
 /// from then on, one a server (`Balancer::weights`).
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +71,11 @@ pub struct WeightUpdate {
     /// The weights, one a server.
     pub weights: Vec<f64>,
 }
+
+/// The most probes a run's log keeps, the first to reach their servers:
+/// three a request (the Prequal paper's probe rate) for the replay's
+/// largest log of attempts.
+pub const MAX_PROBES: usize = 60_000;
 
 /// A run's log, when kept: every attempt in the order sent, every answer
 /// (request, when, whether it succeeded) in the order they came, every
@@ -105,7 +90,7 @@ pub struct Logs {
     /// The health verdicts.
     pub verdicts: Vec<Verdict>,
     /// The probes (a rule that probes).
-    pub probes: Vec<Probe>,
+    pub probes: Vec<crate::balancer::ProbeTrip>,
     /// The weight updates (a rule that learns weights).
     pub weights: Vec<WeightUpdate>,
 }

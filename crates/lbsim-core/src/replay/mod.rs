@@ -25,7 +25,7 @@ use crate::engine::Prepared;
 use crate::fleet;
 use crate::fleet::timeline::{Condition, Timeline};
 use crate::fleet::{Outcome, Verdict};
-pub use crate::fleet::{Probe, WeightUpdate};
+pub use crate::fleet::{ProbeTrip, WeightUpdate};
 use crate::report::percentiles;
 #[cfg(feature = "replay")]
 use crate::scenario::{Scenario, ScenarioError};
@@ -43,9 +43,10 @@ pub use self::view::{
 /// whose attempts all fit.
 pub const MAX_ATTEMPTS: usize = 20_000;
 
-/// The most probes a replay carries, the first sent: three a request (the
-/// Prequal paper's probe rate) for a window of [`MAX_ATTEMPTS`].
-pub const MAX_PROBES: usize = 60_000;
+/// The most probes a replay carries, the first to reach their servers:
+/// three a request (the Prequal paper's probe rate) for a window of
+/// [`MAX_ATTEMPTS`].
+pub use crate::fleet::MAX_PROBES;
 
 /// The most weight updates a replay carries, the first made: one a
 /// second per copy for a window of many minutes.
@@ -160,7 +161,7 @@ pub struct Replay {
     pub verdicts: Vec<Verdict>,
     /// The probes the copies sent up to the last answer, in the order
     /// they reached their servers, at most [`MAX_PROBES`].
-    pub probes: Vec<Probe>,
+    pub probes: Vec<ProbeTrip>,
     /// The copies' weight updates up to the last answer, in the order of
     /// the picks that made them, at most [`MAX_WEIGHT_UPDATES`].
     pub weights: Vec<WeightUpdate>,
@@ -191,7 +192,7 @@ pub struct Counters {
     pub probes: u32,
     /// Per server: the last probe reply by then (any copy's), a rule that
     /// probes.
-    pub replies: Vec<Option<Probe>>,
+    pub replies: Vec<Option<ProbeTrip>>,
     /// The first copy's weights in force then, a rule that learns them
     /// (none before its first update).
     pub weights: Option<Vec<f64>>,
@@ -338,7 +339,7 @@ impl Replay {
 
     /// The probes sent in `(from_ms, t_ms]`, in the order they reached
     /// their servers: what a view draws as recent.
-    pub fn probes_sent(&self, from_ms: f64, t_ms: f64) -> impl Iterator<Item = &Probe> {
+    pub fn probes_sent(&self, from_ms: f64, t_ms: f64) -> impl Iterator<Item = &ProbeTrip> {
         self.probes.iter().filter(move |p| p.sent_ms > from_ms && p.sent_ms <= t_ms)
     }
 }
