@@ -159,7 +159,12 @@ enum Task {
 #[derive(Subcommand)]
 enum Bench {
     /// The core natively against wasm in Node, per rule, 1M requests.
-    Core,
+    Core {
+        /// Only these rules (ids as `lbsim list rules` prints them); every
+        /// rule when none is named.
+        #[arg(value_name = "RULE")]
+        rules: Vec<String>,
+    },
     /// The `lbsim` binary against the article's Python lab, then the
     /// 1M-request budget.
     Cli {
@@ -186,7 +191,7 @@ fn main() -> ExitCode {
         Task::Serve => web::serve(),
         Task::Build => web::build().map(|_| ()),
         Task::Bench { which: None } => bench::all(),
-        Task::Bench { which: Some(Bench::Core) } => bench::core(),
+        Task::Bench { which: Some(Bench::Core { rules }) } => bench::core(&rules),
         Task::Bench { which: Some(Bench::Cli { requests }) } => bench::cli(requests),
         Task::Bench { which: Some(Bench::Page) } => web::bench_page(),
         Task::Fuzz { cases } => fuzz::fuzz(cases),

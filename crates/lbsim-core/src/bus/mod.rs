@@ -292,6 +292,12 @@ pub(crate) struct Bus {
     free_replies: Vec<u32>,
     /// No period ends after this (the last arrival), so a run's bus runs dry.
     horizon_ms: f64,
+    /// Slots a server has, as the servers said at the last delivery (0
+    /// before any).
+    slots: u32,
+    /// Probes as they reached their servers, up to a cap, when a replay
+    /// keeps them.
+    seen: Option<(Vec<crate::fleet::Probe>, usize)>,
 }
 
 /// Without the `current-rules` feature no rule subscribes to anything, so
@@ -311,6 +317,12 @@ impl Bus {
     pub(crate) fn served(&mut self, _: Served) {}
     pub(crate) fn picked(&mut self, _: f64, _: usize, _: &mut dyn Balancer, _: &mut Rng) {}
     pub(crate) fn deliver(&mut self, _: f64, _: &mut [Box<dyn Balancer>], _: &mut dyn Servers) {}
+    #[cfg(feature = "replay")]
+    pub(crate) fn keep_probes(&mut self, _: usize) {}
+    #[cfg(feature = "replay")]
+    pub(crate) fn take_probes(&mut self) -> alloc::vec::Vec<crate::fleet::Probe> {
+        alloc::vec::Vec::new()
+    }
 }
 
 /// One dispatch, as the bus hears of it.
@@ -358,6 +370,8 @@ impl Bus {
             replies: Vec::new(),
             free_replies: Vec::new(),
             horizon_ms,
+            slots: 0,
+            seen: None,
         };
         if subscription.idle.is_some() {
             // Every server starts idle, and says so at once.
@@ -408,18 +422,40 @@ impl Bus {
         }
     }
 
+    /// Keeps the first `cap` probes as they reach their servers (a replay
+    /// shows them).
+    #[cfg(feature = "replay")]
+    pub(crate) fn keep_probes(&mut self, cap: usize) {
+        self.seen = Some((Vec::new(), cap));
+    }
+
+    /// The probes kept, in the order they reached their servers.
+    #[cfg(feature = "replay")]
+    pub(crate) fn take_probes(&mut self) -> Vec<crate::fleet::Probe> {
+        self.seen.take().map(|(probes, _)| probes).unwrap_or_default()
+    }
+
     /// Whether the bus needs a request's in-flight count on arrival.
     pub(crate) fn wants_in_flight(&self) -> bool {
         self.subscription.probes.is_some()
     }
 
     /// A request was dispatched: it starts and ends as fixed.
+    #[inline]
     pub(crate) fn served(&mut self, served: Served) {
         let meter = &mut self.meters[served.server];
         // Assigned a request, a server leaves the idle queue it was in.
         meter.idle_in = None;
-        if self.subscription.load_reports.is_some() {
-            meter.started(served.start_ms);
+        if let Some(reporting) = self.subscription.load_reports {
+            if served.start_ms <= served.arrival_ms && self.slots > 0 {
+                // Started on arrival: after all of its server's due by then
+                // (delivered before the pick), so counted at once.
+                meter.count_starts(served.start_ms, reporting.period_ms, self.slots);
+                meter.advance(served.start_ms, reporting.period_ms, self.slots);
+                meter.running += 1;
+            } else {
+                meter.started(served.start_ms);
+            }
         }
         if let Some(ends) = &mut self.ends {
             self.seq += 1;
@@ -440,6 +476,7 @@ impl Bus {
     }
 
     /// Copy `copy`'s rule picked at `now`: the probes it sends go out.
+    #[inline]
     pub(crate) fn picked(&mut self, now: f64, copy: usize, rule: &mut dyn Balancer, rng: &mut Rng) {
         let Some(probing) = self.subscription.probes else { return };
         let mut probes = core::mem::take(&mut self.probes);
@@ -458,7 +495,16 @@ impl Bus {
         servers: &mut dyn Servers,
     ) {
         let until = bits(until);
+        if let Some(ends) = &self.ends {
+            // Most arrivals find nothing due.
+            let end = ends.peek().map_or(u64::MAX, |&Reverse(key)| (key >> 64) as u64);
+            let close = self.events.peek().map_or(u64::MAX, |Reverse(e)| e.at);
+            if end.min(close) > until {
+                return;
+            }
+        }
         let slots = servers.slots();
+        self.slots = slots;
         let period = self.subscription.load_reports.map_or(f64::INFINITY, |r| r.period_ms);
         if self.ends.is_some() {
             self.deliver_reports(until, copies, slots, period);
@@ -498,6 +544,18 @@ impl Bus {
                     let latency_ms = self.meters[s].estimate(in_flight);
                     if probing.cost_ms > 0.0 {
                         servers.spend(s, t, probing.cost_ms);
+                    }
+                    if let Some((seen, _)) = self.seen.as_mut().filter(|(seen, cap)| seen.len() < *cap) {
+                        let half = probing.rtt_ms / 2.0;
+                        seen.push(crate::fleet::Probe {
+                            copy,
+                            server,
+                            sent_ms: t - half,
+                            reached_ms: t,
+                            replied_ms: t + half,
+                            in_flight,
+                            latency_ms,
+                        });
                     }
                     let message = Message::ProbeReply { server: s, reached_ms: t, in_flight, latency_ms };
                     let reply = match self.free_replies.pop() {
