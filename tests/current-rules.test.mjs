@@ -109,21 +109,21 @@ test("the current rules' lines are broken, the classic ones solid, in light and 
   }
 });
 
-/** The dashes drawn in the swatch beside rule `rule`'s checkbox, in
- * device pixels, read from a screenshot of it: along its middle row, the
- * first run of pixels nearer its colour `rgb` than the background, then
- * the run of background after it (a solid swatch: no gap, no dashes). */
-async function swatchDashes(page, rule, rgb) {
-  const swatch = page.locator(`label.algorithm:has(input[value="${rule}"]) .swatch`);
+/** The dashes drawn in the swatch `selector` names, in device pixels,
+ * read from a screenshot of it: along its middle row, the first run of
+ * pixels nearer its colour `rgb` than the background, then the run of
+ * background after it (a solid swatch: no gap, no dashes). */
+async function swatchDashes(page, selector, rgb) {
+  const swatch = page.locator(selector);
   const png = (await swatch.screenshot()).toString("base64");
-  return page.evaluate(async ({ png, rgb }) => {
+  return page.evaluate(async ({ png, rgb, selector }) => {
     const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
     const image = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
     const canvas = new OffscreenCanvas(image.width, image.height);
     const context = canvas.getContext("2d");
     context.drawImage(image, 0, 0);
     const row = context.getImageData(0, image.height >> 1, image.width, 1).data;
-    let back = document.querySelector("[data-group=algorithms]");
+    let back = document.querySelector(selector);
     while (back && getComputedStyle(back).backgroundColor === "rgba(0, 0, 0, 0)") back = back.parentElement;
     const bg = (back ? getComputedStyle(back).backgroundColor : "rgb(255, 255, 255)").match(/\d+/g).map(Number);
     const far = (i, c) => Math.hypot(row[i] - c[0], row[i + 1] - c[1], row[i + 2] - c[2]);
@@ -136,14 +136,14 @@ async function swatchDashes(page, rule, rgb) {
     const first = runs.findIndex((r) => r.ink);
     const gap = runs[first + 1];
     return gap && runs[first + 2] ? [runs[first].n, gap.n] : [];
-  }, { png, rgb });
+  }, { png, rgb, selector });
 }
 
 // One current rule of each style (jiq dashed, grpc-wrr dotted) beside a
 // classic one.
 const STYLES = "#v=1&servers=8&slots=2&load=0.8&balancers=4&seed=11&requests=5000&algorithms=round-robin,jiq,grpc-wrr";
 
-test("each rule's swatch beside its checkbox is broken as the plot draws its line, in light and dark, at 360, 600 and 760 px and on a phone", async () => {
+test("each rule's swatch beside its checkbox and its table row is broken as the plot draws its line, in light and dark, at 360, 600 and 760 px and on a phone", async () => {
   for (const [name, options] of [
     ["760-light", { colorScheme: "light", width: 760, height: 900 }],
     ["760-dark", { colorScheme: "dark", width: 760, height: 900 }],
@@ -160,10 +160,13 @@ test("each rule's swatch beside its checkbox is broken as the plot draws its lin
     assert.deepEqual(Object.keys(plot), ["round-robin", "jiq", "grpc-wrr"], `${name}: the plot draws the three`);
     const colours = Object.fromEntries((await marks(page, "cdf")).map((m) => [m.name, m.colour.slice(0, 3)]));
     for (const [rule, pattern] of Object.entries(plot)) {
-      const drawn = await swatchDashes(page, rule, colours[rule]);
-      assert.equal(drawn.length, pattern.length, `${name}: ${rule}'s swatch is ${drawn.length ? "broken" : "solid"} (${drawn}), its line ${pattern.length ? "broken" : "solid"} (${pattern})`);
-      // A dash or gap edge may fall inside a device pixel.
-      pattern.forEach((v, i) => assert.ok(Math.abs(drawn[i] - v) <= 1, `${name}: ${rule}'s swatch has dashes ${drawn}, its line ${pattern}`));
+      // Beside its checkbox and its row in the results table.
+      for (const selector of [`label.algorithm:has(input[value="${rule}"]) .swatch`, `#results tr[data-algorithm="${rule}"] .swatch`]) {
+        const drawn = await swatchDashes(page, selector, colours[rule]);
+        assert.equal(drawn.length, pattern.length, `${name}: ${selector} is ${drawn.length ? "broken" : "solid"} (${drawn}), its line ${pattern.length ? "broken" : "solid"} (${pattern})`);
+        // A dash or gap edge may fall inside a device pixel.
+        pattern.forEach((v, i) => assert.ok(Math.abs(drawn[i] - v) <= 1, `${name}: ${selector} has dashes ${drawn}, its line ${pattern}`));
+      }
     }
     assert.ok(plot.jiq.length === 2 && plot["grpc-wrr"].length === 2, `${name}: the current rules' lines are broken`);
     await page.locator("[data-group=algorithms]").scrollIntoViewIfNeeded();
