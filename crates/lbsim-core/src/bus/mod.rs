@@ -32,6 +32,11 @@ use crate::balancer::{Balancer, Rng, Subscription};
 #[cfg(feature = "current-rules")]
 use crate::num::bits;
 
+#[cfg(feature = "current-rules")]
+mod estimate;
+#[cfg(feature = "current-rules")]
+use estimate::Recent;
+
 /// What the bus asks of the servers, at an instant all arrivals before
 /// which have been dispatched.
 // Without `current-rules` only the stand-in bus reads these.
@@ -129,10 +134,6 @@ impl Ord for Event {
 }
 
 #[cfg(feature = "current-rules")]
-/// Recent finished requests a server keeps for its latency estimate.
-const RECENT: usize = 16;
-
-#[cfg(feature = "current-rules")]
 /// What one server measures for its messages.
 #[derive(Clone, Debug, Default)]
 struct Meter {
@@ -146,11 +147,6 @@ struct Meter {
     period_end_ms: f64,
     /// Figures of the last closed period: qps, eps, utilization.
     closed: (f64, f64, f64),
-    /// (in flight on arrival, latency) of the last [`RECENT`] finished.
-    recent: Vec<(u32, f64)>,
-    recent_next: usize,
-    /// The last estimate asked for, by in-flight count, until `recent` changes.
-    estimated: Option<(u32, Option<f64>)>,
     /// The copy whose idle queue holds this server, if any.
     idle_in: Option<u32>,
 }
@@ -178,44 +174,6 @@ impl Meter {
         self.busy_ms += f64::from(self.running) * (t - self.last_ms);
         self.last_ms = t;
     }
-
-    /// The median latency of the recent requests whose in-flight count on
-    /// arrival is nearest `in_flight` (the nearer half of those kept, at
-    /// least one), or `None` before any finished. On the stack, as plain
-    /// integers (distance above the latency's bits, so ties go to the
-    /// lower latency): it is asked once a probe.
-    fn latency_near(&self, in_flight: u32) -> Option<f64> {
-        if self.recent.is_empty() {
-            return None;
-        }
-        let kept = self.recent.len();
-        let mut by_distance = [0u128; RECENT];
-        for (slot, &(rif, latency)) in by_distance.iter_mut().zip(&self.recent) {
-            *slot = (u128::from(rif.abs_diff(in_flight)) << 64) | u128::from(bits(latency));
-        }
-        by_distance[..kept].sort_unstable();
-        let near = kept.div_ceil(2);
-        let mut latencies = [0u64; RECENT];
-        for (slot, &key) in latencies.iter_mut().zip(&by_distance[..near]) {
-            *slot = key as u64;
-        }
-        latencies[..near].sort_unstable();
-        Some(f64::from_bits(latencies[(near - 1) / 2]))
-    }
-
-    /// [`Meter::latency_near`], kept until the next finished request
-    /// changes what it is computed from (probes of a server often find
-    /// the same in-flight count in between).
-    fn estimate(&mut self, in_flight: u32) -> Option<f64> {
-        if let Some((asked, estimate)) = self.estimated {
-            if asked == in_flight {
-                return estimate;
-            }
-        }
-        let estimate = self.latency_near(in_flight);
-        self.estimated = Some((in_flight, estimate));
-        estimate
-    }
 }
 
 #[cfg(feature = "current-rules")]
@@ -231,6 +189,8 @@ pub(crate) struct Bus {
     answers: VecDeque<Event>,
     seq: u64,
     meters: Vec<Meter>,
+    /// Each server's recent requests, for probe replies (empty without probes).
+    recents: Vec<Recent>,
     rng: Rng,
     probes: Vec<usize>,
     /// Probe replies on their way, and the free places among them.
@@ -297,6 +257,11 @@ impl Bus {
             answers: VecDeque::new(),
             seq: 0,
             meters: alloc::vec![meter; servers],
+            recents: if subscription.probes.is_some() {
+                alloc::vec![Recent::default(); servers]
+            } else {
+                Vec::new()
+            },
             rng,
             probes: Vec::new(),
             replies: Vec::new(),
@@ -336,18 +301,27 @@ impl Bus {
     /// The next event due at or before `until`, taken off its queue: the
     /// earliest of the heap's and the probe queues' by (time, kind, order).
     fn next_due(&mut self, until: u64) -> Option<Event> {
-        let heap = self.events.peek().map(|Reverse(e)| e.key());
-        let reach = self.reaches.front().map(Event::key);
-        let answer = self.answers.front().map(Event::key);
-        let earliest = [heap, reach, answer].into_iter().flatten().min()?;
-        if earliest.0 > until {
-            return None;
-        }
-        if Some(earliest) == heap {
+        // An empty queue's key is later than any event's (no time's bits
+        // are all ones), so three plain compares choose, with no options
+        // to unwrap on the way: it runs once a message.
+        const EMPTY: (u64, u8, u64) = (u64::MAX, u8::MAX, u64::MAX);
+        let heap = self.events.peek().map_or(EMPTY, |Reverse(e)| e.key());
+        let reach = self.reaches.front().map_or(EMPTY, Event::key);
+        let answer = self.answers.front().map_or(EMPTY, Event::key);
+        if heap <= reach && heap <= answer {
+            if heap.0 > until {
+                return None;
+            }
             self.events.pop().map(|Reverse(e)| e)
-        } else if Some(earliest) == reach {
+        } else if reach <= answer {
+            if reach.0 > until {
+                return None;
+            }
             self.reaches.pop_front()
         } else {
+            if answer.0 > until {
+                return None;
+            }
             self.answers.pop_front()
         }
     }
@@ -417,15 +391,8 @@ impl Bus {
                         meter.finished += 1;
                         meter.failed += u32::from(!ok);
                     }
-                    if self.subscription.probes.is_some() {
-                        let entry = (arrived_in_flight, latency_ms);
-                        if meter.recent.len() < RECENT {
-                            meter.recent.push(entry);
-                        } else {
-                            meter.recent[meter.recent_next] = entry;
-                        }
-                        meter.recent_next = (meter.recent_next + 1) % RECENT;
-                        meter.estimated = None;
+                    if let Some(recent) = self.recents.get_mut(s) {
+                        recent.finished(arrived_in_flight, latency_ms);
                     }
                     if self.subscription.load_reports.is_some_and(|r| !r.out_of_band) {
                         let (qps, eps, utilization) = meter.closed;
@@ -452,7 +419,7 @@ impl Bus {
                     let s = server as usize;
                     let Some(probing) = self.subscription.probes else { continue };
                     let in_flight = servers.in_flight_at(s, t);
-                    let latency_ms = self.meters[s].estimate(in_flight);
+                    let latency_ms = self.recents[s].estimate(in_flight);
                     if probing.cost_ms > 0.0 {
                         servers.spend(s, t, probing.cost_ms);
                     }

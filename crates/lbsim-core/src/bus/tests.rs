@@ -7,6 +7,7 @@ use core::cell::RefCell;
 
 use rand::SeedableRng;
 
+use super::estimate::RECENT;
 use super::*;
 use crate::balancer::{Eligible, Joining, Pick, Probing, Reporting};
 
@@ -226,15 +227,58 @@ fn an_idle_server_joins_one_copy_and_the_shortest_of_those_sampled() {
 /// RIF 1: 1, 0 and 2 (20, 10, 30): 20 ms.
 #[test]
 fn a_servers_latency_estimate_is_the_median_of_the_nearest_half() {
-    let mut meter = Meter {
-        recent: alloc::vec![(0, 10.0), (1, 20.0), (5, 90.0), (6, 70.0), (7, 80.0), (2, 30.0)],
-        ..Meter::default()
-    };
-    assert_eq!(meter.latency_near(6), Some(80.0));
-    assert_eq!(meter.latency_near(1), Some(20.0));
-    meter.recent = alloc::vec![(3, 40.0)];
-    assert_eq!(meter.latency_near(100), Some(40.0), "one kept: it is the estimate");
-    assert_eq!(Meter::default().latency_near(0), None);
+    let mut recent = Recent::default();
+    for (rif, latency) in [(0, 10.0), (1, 20.0), (5, 90.0), (6, 70.0), (7, 80.0), (2, 30.0)] {
+        recent.finished(rif, latency);
+    }
+    assert_eq!(recent.latency_near(6), Some(80.0));
+    assert_eq!(recent.latency_near(1), Some(20.0));
+    let mut one = Recent::default();
+    one.finished(3, 40.0);
+    assert_eq!(one.latency_near(100), Some(40.0), "one kept: it is the estimate");
+    assert_eq!(Recent::default().latency_near(0), None);
+}
+
+/// The definition read literally: every kept request keyed by (distance
+/// of its in-flight count, latency), sorted, the nearer half taken, its
+/// latencies sorted and the lower middle read.
+fn nearest_half_median(kept: &[(u32, f64)], in_flight: u32) -> Option<f64> {
+    let mut by_distance: Vec<(u32, f64)> =
+        kept.iter().map(|&(rif, latency)| (rif.abs_diff(in_flight), latency)).collect();
+    by_distance.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    by_distance.truncate(kept.len().div_ceil(2));
+    let mut latencies: Vec<f64> = by_distance.iter().map(|&(_, latency)| latency).collect();
+    latencies.sort_by(f64::total_cmp);
+    latencies.get(latencies.len().saturating_sub(1) / 2).copied()
+}
+
+/// The estimate kept incrementally (sorted as requests finish, a walk
+/// outward from the count asked) equals the literal definition on every
+/// question, over many finished requests with few distinct counts and
+/// repeated latencies, so ties on both sides of the count are met.
+#[test]
+fn the_latency_estimate_kept_as_requests_finish_is_the_definitions() {
+    let mut rng = Rng::seed_from_u64(7);
+    let mut recent = Recent::default();
+    let mut kept: Vec<(u32, f64)> = Vec::new();
+    for finished in 0..2_000usize {
+        let rif = below(&mut rng, 9) as u32;
+        let latency = (below(&mut rng, 6) * 5) as f64;
+        recent.finished(rif, latency);
+        if kept.len() < RECENT {
+            kept.push((rif, latency));
+        } else {
+            kept[finished % RECENT] = (rif, latency);
+        }
+        for asked in 0..12 {
+            assert_eq!(
+                recent.latency_near(asked),
+                nearest_half_median(&kept, asked),
+                "after {} finished, asked at {asked}, kept {kept:?}",
+                finished + 1
+            );
+        }
+    }
 }
 
 /// Probes wait in queues of their own (due in the order sent) beside the
