@@ -81,6 +81,10 @@ enum What {
         copy: u32,
         reply: u32,
     },
+    /// A copy's wake-up, if [`Bus::wakes`] still holds it due then.
+    Wake {
+        copy: u32,
+    },
 }
 
 #[cfg(feature = "current-rules")]
@@ -92,6 +96,7 @@ impl What {
             What::Period => 2,
             What::Reach { .. } => 3,
             What::Reply { .. } => 4,
+            What::Wake { .. } => 5,
         }
     }
 }
@@ -198,6 +203,18 @@ pub(crate) struct Bus {
     free_replies: Vec<u32>,
     /// No period ends after this (the last arrival), so a run's bus runs dry.
     horizon_ms: f64,
+    /// Each copy's wake-up (grown as copies ask; empty without wake-ups).
+    wakes: Vec<Wake>,
+}
+
+#[cfg(feature = "current-rules")]
+/// A copy's wake-up: when it is due, and the time of its one event in the
+/// heap. A pick that moves it later costs no heap work: the earlier event,
+/// when it comes, finds it moved and goes back in at the new time.
+#[derive(Clone, Copy, Debug)]
+struct Wake {
+    due: f64,
+    queued: Option<u64>,
 }
 
 /// Without the `current-rules` feature no rule subscribes to anything, so
@@ -267,6 +284,7 @@ impl Bus {
             replies: Vec::new(),
             free_replies: Vec::new(),
             horizon_ms,
+            wakes: Vec::new(),
         };
         if subscription.idle.is_some() {
             // Every server starts idle, and says so at once.
@@ -361,6 +379,24 @@ impl Bus {
             self.push(now + probing.rtt_ms / 2.0, What::Reach { server: server as u32, copy: copy as u32 });
         }
         self.probes = probes;
+        if self.subscription.wakes {
+            self.wake(copy, rule.wake_at());
+        }
+    }
+
+    /// Copy `copy` asks to be woken at `at` (`None`: not at all); none
+    /// after the last arrival, when no copy picks again.
+    fn wake(&mut self, copy: usize, at: Option<f64>) {
+        if self.wakes.len() <= copy {
+            self.wakes.resize(copy + 1, Wake { due: f64::INFINITY, queued: None });
+        }
+        let due = at.filter(|&at| at <= self.horizon_ms).unwrap_or(f64::INFINITY);
+        let wake = &mut self.wakes[copy];
+        wake.due = due;
+        if due.is_finite() && wake.queued.is_none_or(|queued| bits(due) < queued) {
+            wake.queued = Some(bits(due));
+            self.push(due, What::Wake { copy: copy as u32 });
+        }
     }
 
     /// Delivers every message due at or before `until`, in time order.
@@ -439,6 +475,32 @@ impl Bus {
                 What::Reply { copy, reply } => {
                     self.free_replies.push(reply);
                     copies[copy_of(copy)].receive(t, &self.replies[reply as usize]);
+                }
+                What::Wake { copy } => {
+                    let c = copy as usize;
+                    if self.wakes[c].queued != Some(event.at) {
+                        // A wake-up moved earlier since: its own event holds it.
+                        continue;
+                    }
+                    self.wakes[c].queued = None;
+                    let due = self.wakes[c].due;
+                    if due > t {
+                        self.wake(c, Some(due));
+                        continue;
+                    }
+                    let rule = copies[copy_of(copy)].as_mut();
+                    let mut probes = core::mem::take(&mut self.probes);
+                    rule.woken(t, &mut self.rng, &mut probes);
+                    if let Some(probing) = self.subscription.probes {
+                        for server in probes.drain(..) {
+                            self.push(t + probing.rtt_ms / 2.0, What::Reach { server: server as u32, copy });
+                        }
+                    }
+                    probes.clear();
+                    self.probes = probes;
+                    // Only later: a rule that asks for now again is not
+                    // woken twice at one instant.
+                    self.wake(c, rule.wake_at().filter(|&at| at > t));
                 }
             }
         }

@@ -309,3 +309,63 @@ fn probes_and_replies_come_in_time_order_whatever_order_they_were_sent_in() {
         .collect();
     assert_eq!(heard, [(7.0, 6.0), (12.0, 11.0), (14.0, 13.0)]);
 }
+
+/// Prequal probes "at `probe-rate` a query and after an idle time"
+/// (docs/model.md#prequal; the interval is lbsim's choice, `idle-probe-ms`):
+/// a copy that picked at 0, with 3 probes a pick and an idle interval of
+/// 100 ms, is woken idle at 100, 200 and 300 and probes 3 servers each
+/// time, as a pick would; a pick at 350 moves its next wake-up to 450, so
+/// nothing is sent at 400. Each probe costs its server 0.25 ms, so the
+/// servers' time spent counts the probes that reached them.
+#[test]
+fn an_idle_prequal_copy_probes_every_idle_interval_until_it_picks_again() {
+    use crate::balancer::prequal::Prequal;
+    use crate::balancer::{checks, Pool, PrequalSettings};
+    let settings = PrequalSettings {
+        probe_rtt_ms: 2.0,
+        probe_cost_ms: 0.25,
+        idle_probe_ms: 100.0,
+        ..PrequalSettings::PAPER
+    };
+    let pool = Pool { prequal: settings, ..checks::pool(&[1; 8]) };
+    let mut rules: Vec<Box<dyn Balancer>> = alloc::vec![Box::new(Prequal::new(&pool))];
+    let subscription = rules[0].subscribes();
+    assert!(subscription.wakes, "an idle interval above 0 asks for wake-ups");
+    let mut bus = Bus::new(subscription, 8, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let mut rng = Rng::seed_from_u64(2);
+    let mut servers = Fixed { in_flight: 0, free: true, spent_ms: 0.0 };
+    let probes_reached = |servers: &Fixed| servers.spent_ms / 0.25;
+    bus.picked(0.0, 0, rules[0].as_mut(), &mut rng);
+    bus.deliver(99.0, &mut rules, &mut servers);
+    assert_eq!(probes_reached(&servers), 3.0, "the pick's own 3, nothing idle before 100");
+    bus.deliver(349.0, &mut rules, &mut servers);
+    assert_eq!(
+        probes_reached(&servers),
+        12.0,
+        "3 more at each of 100, 200 and 300 (reaching at 101, 201, 301)"
+    );
+    bus.picked(350.0, 0, rules[0].as_mut(), &mut rng);
+    bus.deliver(449.0, &mut rules, &mut servers);
+    assert_eq!(probes_reached(&servers), 15.0, "the pick at 350's 3; no wake-up at 400");
+    bus.deliver(451.0, &mut rules, &mut servers);
+    assert_eq!(probes_reached(&servers), 18.0, "idle again from 350: woken at 450");
+}
+
+/// With an idle interval of 0 a copy is never woken: probes come only
+/// with picks (and no bus machinery for wake-ups is asked for).
+#[test]
+fn an_idle_interval_of_zero_never_wakes_a_prequal_copy() {
+    use crate::balancer::prequal::Prequal;
+    use crate::balancer::{checks, Pool, PrequalSettings};
+    let settings = PrequalSettings { probe_cost_ms: 0.25, idle_probe_ms: 0.0, ..PrequalSettings::PAPER };
+    let pool = Pool { prequal: settings, ..checks::pool(&[1; 8]) };
+    let mut rules: Vec<Box<dyn Balancer>> = alloc::vec![Box::new(Prequal::new(&pool))];
+    let subscription = rules[0].subscribes();
+    assert!(!subscription.wakes);
+    let mut bus = Bus::new(subscription, 8, 10_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let mut rng = Rng::seed_from_u64(2);
+    let mut servers = Fixed { in_flight: 0, free: true, spent_ms: 0.0 };
+    bus.picked(0.0, 0, rules[0].as_mut(), &mut rng);
+    bus.deliver(10_000.0, &mut rules, &mut servers);
+    assert_eq!(servers.spent_ms / 0.25, 3.0);
+}
