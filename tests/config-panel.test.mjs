@@ -33,7 +33,7 @@ test("a first visit does not fetch the second module; the Config panel does, onc
   assert.equal(fetched("lbsim-panels.js"), 1);
   assert.equal(fetched("lbsim-panels_bg.wasm"), 1);
   const cli = process.env.LBSIM_CLI;
-  for (const balancer of ["nginx", "haproxy", "envoy"]) {
+  for (const balancer of ["nginx", "haproxy", "envoy", "grpc"]) {
     for (const full of [false, true]) {
       await page.selectOption("#config-for", balancer);
       await page.setChecked("#config-full", full);
@@ -43,9 +43,10 @@ test("a first visit does not fetch the second module; the Config panel does, onc
       }, [balancer, full]);
       const text = await page.textContent("#config-text");
       const command = await page.textContent("#config-cli");
-      assert.match(text, balancer === "envoy" ? /lb_policy: / : balancer === "nginx" ? /upstream lbsim \{/ : /backend lbsim/);
-      // The first server's weight, 3, as each balancer writes a weight.
-      const weight = { nginx: /server 127\.0\.0\.1:8081 weight=3;/, haproxy: /127\.0\.0\.1:8081 .*weight 3\b/, envoy: /load_balancing_weight: 3 /}[balancer];
+      assert.match(text, { nginx: /upstream lbsim \{/, haproxy: /backend lbsim/, envoy: /lb_policy: /, grpc: /"loadBalancingConfig": \[/ }[balancer]);
+      // The first server's weight, 3, as each balancer writes a weight
+      // (gRPC's service config names no server, and says so).
+      const weight = { nginx: /server 127\.0\.0\.1:8081 weight=3;/, haproxy: /127\.0\.0\.1:8081 .*weight 3\b/, envoy: /load_balancing_weight: 3 /, grpc: /^# servers \(servers, names, weights\): gRPC's name resolver/m }[balancer];
       assert.match(text, weight);
       if (cli) {
         const printed = execFileSync(cli, argv(command)).toString();

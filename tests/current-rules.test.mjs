@@ -109,6 +109,70 @@ test("the current rules' lines are broken, the classic ones solid, in light and 
   }
 });
 
+/** The dashes drawn in the swatch beside rule `rule`'s checkbox, in
+ * device pixels, read from a screenshot of it: along its middle row, the
+ * first run of pixels nearer its colour `rgb` than the background, then
+ * the run of background after it (a solid swatch: no gap, no dashes). */
+async function swatchDashes(page, rule, rgb) {
+  const swatch = page.locator(`label.algorithm:has(input[value="${rule}"]) .swatch`);
+  const png = (await swatch.screenshot()).toString("base64");
+  return page.evaluate(async ({ png, rgb }) => {
+    const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
+    const image = await createImageBitmap(new Blob([bytes], { type: "image/png" }));
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const context = canvas.getContext("2d");
+    context.drawImage(image, 0, 0);
+    const row = context.getImageData(0, image.height >> 1, image.width, 1).data;
+    let back = document.querySelector("[data-group=algorithms]");
+    while (back && getComputedStyle(back).backgroundColor === "rgba(0, 0, 0, 0)") back = back.parentElement;
+    const bg = (back ? getComputedStyle(back).backgroundColor : "rgb(255, 255, 255)").match(/\d+/g).map(Number);
+    const far = (i, c) => Math.hypot(row[i] - c[0], row[i + 1] - c[1], row[i + 2] - c[2]);
+    const runs = [];
+    for (let x = 0; x < image.width; x++) {
+      const ink = far(4 * x, rgb) < far(4 * x, bg);
+      if (runs.length && runs.at(-1).ink === ink) runs.at(-1).n++;
+      else runs.push({ ink, n: 1 });
+    }
+    const first = runs.findIndex((r) => r.ink);
+    const gap = runs[first + 1];
+    return gap && runs[first + 2] ? [runs[first].n, gap.n] : [];
+  }, { png, rgb });
+}
+
+// One current rule of each style (jiq dashed, grpc-wrr dotted) beside a
+// classic one.
+const STYLES = "#v=1&servers=8&slots=2&load=0.8&balancers=4&seed=11&requests=5000&algorithms=round-robin,jiq,grpc-wrr";
+
+test("each rule's swatch beside its checkbox is broken as the plot draws its line, in light and dark, at 360, 600 and 760 px and on a phone", async () => {
+  for (const [name, options] of [
+    ["760-light", { colorScheme: "light", width: 760, height: 900 }],
+    ["760-dark", { colorScheme: "dark", width: 760, height: 900 }],
+    ["600-dark", { colorScheme: "dark", width: 600, height: 900 }],
+    ["360-light", { colorScheme: "light", width: 360, height: 800 }],
+    ["phone-dark", { colorScheme: "dark", width: 390, height: 844, deviceScaleFactor: 3, hasTouch: true }],
+    ["phone-light", { colorScheme: "light", width: 390, height: 844, deviceScaleFactor: 3, hasTouch: true }],
+  ]) {
+    const { page, context, errors } = await open(env.browser, options);
+    await context.addInitScript(recordDashes);
+    await page.goto(env.server.base + STYLES);
+    await ready(page);
+    const plot = await dashesByRule(page, "cdf");
+    assert.deepEqual(Object.keys(plot), ["round-robin", "jiq", "grpc-wrr"], `${name}: the plot draws the three`);
+    const colours = Object.fromEntries((await marks(page, "cdf")).map((m) => [m.name, m.colour.slice(0, 3)]));
+    for (const [rule, pattern] of Object.entries(plot)) {
+      const drawn = await swatchDashes(page, rule, colours[rule]);
+      assert.equal(drawn.length, pattern.length, `${name}: ${rule}'s swatch is ${drawn.length ? "broken" : "solid"} (${drawn}), its line ${pattern.length ? "broken" : "solid"} (${pattern})`);
+      // A dash or gap edge may fall inside a device pixel.
+      pattern.forEach((v, i) => assert.ok(Math.abs(drawn[i] - v) <= 1, `${name}: ${rule}'s swatch has dashes ${drawn}, its line ${pattern}`));
+    }
+    assert.ok(plot.jiq.length === 2 && plot["grpc-wrr"].length === 2, `${name}: the current rules' lines are broken`);
+    await page.locator("[data-group=algorithms]").scrollIntoViewIfNeeded();
+    await screenshot(page, `rule-swatches-${name}.png`, { fullPage: false });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
 test("the replay replays a current rule", async () => {
   const { page, context, errors } = await open(env.browser, { deviceScaleFactor: 1 });
   await page.goto(env.server.base + LINK + "&view=replay&pair=jiq,round-robin");

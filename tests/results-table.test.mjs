@@ -2,7 +2,7 @@
 // sorting by a column, and hiding rules runs and shows only the rest.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { useBrowser, open, ready, ruleIds } from "./support/harness.mjs";
+import { useBrowser, open, ready, ruleIds, shownColumns, tableValues, expectedTable, cliReport, nativeReport } from "./support/harness.mjs";
 
 const env = useBrowser();
 
@@ -32,5 +32,28 @@ test("hiding algorithms runs and shows only the rest", async () => {
   await page.waitForFunction(() => location.hash.includes("algorithms="));
   const shown = await page.$$eval("#results tbody tr th", (ths) => ths.map((th) => th.innerText.trim()));
   assert.deepEqual(shown, rest, "the rows left are the rest, by name");
+  await context.close();
+});
+
+test("aperture's connections column holds the core's count, and shows only when a rule keeps copies to a part of the servers", async () => {
+  const { page, context, errors } = await open(env.browser);
+  // Copies whose slices differ in size, so the count is not copies x
+  // slice (docs/model.md#finagles-aperture).
+  const link = "#v=1&servers=10&balancers=4&aperture-size=3&requests=5000&algorithms=round-robin,power-of-two,aperture";
+  await page.goto(env.server.base + link);
+  await ready(page);
+  const report = cliReport(env.server.base + link);
+  const held = report.results.find((r) => r.algorithm === "aperture").connections;
+  assert.ok(held.fewest < held.most && held.total < held.full_mesh, `the copies hold ${JSON.stringify(held)}`);
+  assert.ok((await shownColumns(page)).includes("connections"), "the column shows");
+  const cells = await page.$$eval("#results tbody td[data-key=connections]", (tds) => tds.map((td) => [td.parentElement.dataset.algorithm, td.dataset.value ?? null, td.textContent]));
+  assert.deepEqual(cells, [["round-robin", null, "-"], ["power-of-two", null, "-"], ["aperture", String(held.total), String(held.total)]], "aperture's count; a full mesh's rules none");
+  assert.deepEqual(await tableValues(page), expectedTable(report), "every figure is lbsim run's");
+  // Without aperture the column goes.
+  await page.uncheck("input[name=algorithms][value=aperture]");
+  await page.waitForFunction(() => !document.querySelector('#results tr[data-algorithm="aperture"]') && document.body.dataset.state === "ready");
+  assert.ok(!(await shownColumns(page)).includes("connections"), "no column without aperture");
+  assert.deepEqual(await tableValues(page), expectedTable(nativeReport({ servers: 10, balancers: 4, "aperture-size": 3, requests: 5000, algorithms: ["round-robin", "power-of-two"] })));
+  assert.deepEqual(errors, []);
   await context.close();
 });

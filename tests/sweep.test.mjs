@@ -51,3 +51,40 @@ test("the sweep view draws every rule across a range, from the link, and equals 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("a sweep naming current rules runs them in the full simulator, and its figures are lbsim sweep's for the same link", async () => {
+  const { page, context, errors, requests } = await open(env.browser);
+  // Unequal servers and weights learned at once, so gRPC's WRR and JIQ
+  // part from every classic rule at each value (a current rule run as a
+  // classic one would show).
+  const link = "#v=1&requests=5000&speeds=1,1,2,4&blackout=0&weight-period=100&balancers=2&algorithms=round-robin,least-request,jiq,grpc-wrr";
+  const param = "load=0.5..0.9:0.2";
+  await page.goto(`${env.server.base}${link}&sweep=${param}`);
+  await ready(page);
+  await page.waitForFunction(() => document.body.dataset.sweep === "ready", null, { timeout: 60000 });
+  assert.ok(requests.some((r) => /lbsim-traffic_bg\.wasm/.test(r)), "the full simulator's module was fetched");
+  const cli = JSON.parse(execFileSync(process.env.LBSIM_CLI, ["sweep", "--url", env.server.base + link, "--param", param, "--format", "json"]).toString());
+  // The plot: a line per rule through the CLI's figure (bimodal work:
+  // quick requests' p99) at each value, a value above the plot's top
+  // drawn at it and named in the legend's note.
+  const figure = (rule) => cli.rows.filter((r) => r.algorithm === rule).map((r) => [r.value, r.quick_p99_ms]);
+  const drawn = await marks(page, "sweep");
+  assert.deepEqual(drawn.map((m) => m.name), ["round-robin", "least-request", "jiq", "grpc-wrr"], "a line per rule, the current ones too");
+  const notes = await page.locator("#sweep-legend li").allInnerTexts();
+  for (const m of drawn) {
+    const top = m.y[1];
+    assert.deepEqual(m.points, figure(m.name).map(([x, y]) => [x, Math.min(y, top)]), `${m.name}: the plot's points are lbsim sweep's`);
+    const over = figure(m.name).some(([, y]) => y > top);
+    assert.equal(notes.some((t) => t.startsWith(`\u2192 off scale: ${m.name} max`)), over, `${m.name}: a note when off the top (${notes})`);
+  }
+  for (const rule of ["jiq", "grpc-wrr"]) {
+    for (const other of ["round-robin", "least-request"]) assert.notDeepEqual(figure(rule), figure(other), `${rule} parts from ${other}`);
+  }
+  // The CSV download: the CLI's, byte for byte.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-csv")]);
+  const csv = await readFile(await download.path(), "utf8");
+  const cliCsv = execFileSync(process.env.LBSIM_CLI, ["sweep", "--url", env.server.base + link, "--param", param, "--format", "csv"]).toString();
+  assert.equal(csv, cliCsv, "the page's sweep is lbsim sweep's, byte for byte");
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -154,6 +154,9 @@ export function expectedTable(report) {
   // requests' p99 only where there are quick requests (bimodal work).
   const caches = report.results.some((r) => r.hit_rate !== undefined);
   const quick = report.results.some((r) => r.latency_ms.quick);
+  // The connections column only where a rule keeps each copy to a part
+  // of the servers (aperture): all its copies' connections together.
+  const connections = report.results.some((r) => r.connections);
   for (const r of report.results) {
     const l = r.latency_ms;
     out[r.algorithm] = {
@@ -171,6 +174,7 @@ export function expectedTable(report) {
     if (errors) Object.assign(out[r.algorithm], { errors: r.errors, "error-share": r.error_share });
     if (retries) out[r.algorithm].retries = r.retries;
     if (caches) out[r.algorithm]["hit-rate"] = r.hit_rate;
+    if (connections) out[r.algorithm].connections = r.connections ? r.connections.total : null;
   }
   return out;
 }
@@ -406,7 +410,20 @@ export function assertCdfMatchesReport(all, report, cls, label = "") {
 export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(OUTPUT, { recursive: true });
   const path = join(OUTPUT, name);
+  // A full-page capture leaves a fixed element where the window's foot
+  // was, over the middle of the page (the preset bar across the results
+  // table at 760 px): for the capture, each goes to the page's foot, where
+  // a reader scrolled to the end sees it.
+  const moved = fullPage ? await page.evaluate(() => {
+    const fixed = [...document.querySelectorAll("body *")].filter((e) => getComputedStyle(e).position === "fixed" && e.checkVisibility());
+    const height = document.documentElement.scrollHeight;
+    const before = fixed.map((e) => [e, e.style.cssText, e.getBoundingClientRect()]);
+    for (const [e, , box] of before) e.style.cssText += `;position:absolute;inset:auto;left:${box.left + scrollX}px;width:${box.width}px;top:${height - (innerHeight - box.top)}px`;
+    window.lbsimUnfixed = before.map(([e, css]) => [e, css]);
+    return fixed.length;
+  }) : 0;
   await page.screenshot({ path, fullPage });
+  if (moved) await page.evaluate(() => { for (const [e, css] of window.lbsimUnfixed) e.style.cssText = css; });
   return path;
 }
 

@@ -10,7 +10,7 @@ use crate::outcome::{bad, print, Failure};
 
 #[derive(Args, Debug)]
 pub struct ConfigArgs {
-    /// The balancer: nginx, haproxy or envoy
+    /// The balancer: nginx, haproxy, envoy or grpc (a service config)
     #[arg(long = "for", value_name = "BALANCER")]
     pub program: String,
     /// The rule (one of the scenario's; needed when it has more than one)

@@ -124,11 +124,12 @@ enum Command {
     /// Run a scenario across a range of one parameter, on all cores.
     #[command(allow_hyphen_values = true)]
     Sweep(sweep::SweepArgs),
-    /// Print the scenario as NGINX, HAProxy or Envoy configuration: the
-    /// block that realises one rule over its servers, weights, health
-    /// checks, retries and slow start (what the balancer cannot express as
-    /// a comment), or with --full a whole config (NGINX and HAProxy's pass
-    /// `nginx -t` and `haproxy -c`; Envoy's is not run here).
+    /// Print the scenario as NGINX, HAProxy or Envoy configuration, or as
+    /// gRPC's service config: the block that realises one rule over its
+    /// servers, weights, health checks, retries and slow start (what the
+    /// balancer cannot express as a comment), or with --full a whole config
+    /// (NGINX and HAProxy's pass `nginx -t` and `haproxy -c`, gRPC's its own
+    /// parser; Envoy's is not run here).
     #[command(allow_hyphen_values = true)]
     Config(config::ConfigArgs),
     /// Print a scenario's requests as CSV (`arrival_ms,work_ms,key[,class]`),

@@ -1,5 +1,6 @@
 //! `lbsim replay`: a run's first requests, attempt by attempt, for two
-//! rules side by side: the counters at given moments, or the attempt log.
+//! rules side by side: the counters at given moments, or the attempt log,
+//! or what the rules heard and learned (probes and weight updates).
 
 use std::fmt::Write as _;
 
@@ -18,6 +19,10 @@ pub enum ReplayFormat {
     Table,
     /// The attempt log: one row per attempt, header first.
     Csv,
+    /// What the rules heard and learned: one row per probe (sent, reached,
+    /// answered, the reply's requests in flight and latency) and per
+    /// weight update (the weights, ;-separated), header first.
+    Messages,
 }
 
 #[derive(Args, Debug)]
@@ -73,6 +78,7 @@ pub fn replay(args: &ReplayArgs) -> Result<(), Failure> {
     let text = match args.format {
         ReplayFormat::Table => table(&scenario, &replays, &moments),
         ReplayFormat::Csv => log(&scenario.pool().names, &replays),
+        ReplayFormat::Messages => messages(&scenario.pool().names, &replays),
     };
     print(&text)
 }
@@ -149,6 +155,75 @@ fn table(scenario: &Scenario, replays: &[Replay], moments: &[Option<f64>]) -> St
                 c.retries,
                 p99,
                 servers.join(", ")
+            );
+            out.push_str(&heard(&names, &c));
+        }
+    }
+    out
+}
+
+/// Under a rule's row, what it heard and learned by then: its probes and
+/// the last reply from each server, the first copy's weights.
+fn heard(names: &[String], c: &Counters) -> String {
+    let mut out = String::new();
+    if c.probes > 0 {
+        let replies: Vec<String> = names
+            .iter()
+            .zip(&c.replies)
+            .filter_map(|(n, r)| {
+                let r = r.as_ref()?;
+                let latency = r.latency_ms.map_or_else(|| "no latency".to_string(), |l| format!("{l:.1} ms"));
+                Some(format!("{n} {} in flight {latency}", r.in_flight))
+            })
+            .collect();
+        let _ = writeln!(out, "{:<18} probes sent {}; last replies: {}", "", c.probes, replies.join(", "));
+    }
+    if let Some(weights) = &c.weights {
+        let said: Vec<String> =
+            names.iter().zip(weights).map(|(n, w)| format!("{n} {}", weight(*w))).collect();
+        let _ = writeln!(out, "{:<18} weights in force (copy 1): {}", "", said.join(", "));
+    }
+    out
+}
+
+/// A weight as the replay view writes it: three significant figures.
+fn weight(w: f64) -> String {
+    lbsim_core::replay::weight_text(w)
+}
+
+/// What each rule heard and learned, probes first, each kind in the order
+/// of the run.
+fn messages(names: &[String], replays: &[Replay]) -> String {
+    let mut out = String::from(
+        "algorithm,kind,copy,server,at_ms,sent_ms,reached_ms,replied_ms,in_flight,latency_ms,weights\n",
+    );
+    let name = |s: u32| names.get(s as usize).map_or("?", String::as_str);
+    for r in replays {
+        for p in &r.probes {
+            let latency = p.latency_ms.map_or_else(String::new, |l| l.to_string());
+            let _ = writeln!(
+                out,
+                "{},probe,{},{},{},{},{},{},{},{},",
+                r.algorithm.id(),
+                p.copy,
+                name(p.server),
+                p.sent_ms,
+                p.sent_ms,
+                p.reached_ms,
+                p.replied_ms,
+                p.in_flight,
+                latency
+            );
+        }
+        for w in &r.weights {
+            let weights: Vec<String> = w.weights.iter().map(f64::to_string).collect();
+            let _ = writeln!(
+                out,
+                "{},weights,{},,{},,,,,,{}",
+                r.algorithm.id(),
+                w.copy,
+                w.at_ms,
+                weights.join(";")
             );
         }
     }

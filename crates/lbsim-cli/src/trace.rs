@@ -6,8 +6,10 @@
 //! events, a request whose attempt fails is retried elsewhere: its pick
 //! reads `s2>s3` (s2 failed, s3 answered), or ends `>502` when no attempt
 //! answered (`502` alone: no server to try). A rule that probes
-//! (Prequal) shows the servers each pick probed. The core's `trace` module
-//! decides; this prints.
+//! (Prequal) shows the servers each pick probed; a rule that learns
+//! weights (grpc-wrr, envoy-cswrr) the load reports heard before each
+//! pick and the weights it picks by where a pick brought new ones. The
+//! core's `trace` module decides; this prints.
 
 use clap::Args;
 use lbsim_core::trace::{self, Step, MAX_STEPS};
@@ -58,6 +60,29 @@ struct Trace {
     /// Per pick, the servers it probed (a rule that probes only).
     #[serde(skip_serializing_if = "Option::is_none")]
     probes: Option<Vec<String>>,
+    /// Per pick, the load reports heard since the pick before (a rule
+    /// that learns weights only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reports: Option<Vec<Vec<Report>>>,
+    /// Per pick, the weights it brought in force, one a server in the
+    /// pool's order, or null (a rule that learns weights only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    weights: Option<Vec<Option<Vec<f64>>>>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    at_ms: f64,
+    server: String,
+    qps: f64,
+    eps: f64,
+    utilization: f64,
+}
+
+/// A figure in a table cell: at most three decimals, no trailing zeros.
+fn figure(x: f64) -> String {
+    let text = format!("{:.3}", x);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The pool the flags describe, checked by the scenario's own table of
@@ -100,28 +125,82 @@ pub fn trace(args: &TraceArgs) -> Result<(), Failure> {
     let probes =
         |a: &trace::Arrival| a.probes.iter().map(|&s| names[s].as_str()).collect::<Vec<_>>().join(",");
     let probing = algorithm.runs_here() && arrivals.iter().any(|a| !a.probes.is_empty());
+    let learning =
+        algorithm.runs_here() && arrivals.iter().any(|a| !a.reports.is_empty() || a.weights.is_some());
+    let reports = |a: &trace::Arrival| -> Vec<Report> {
+        a.reports
+            .iter()
+            .map(|r| Report {
+                at_ms: r.at_ms,
+                server: names[r.server].clone(),
+                qps: r.qps,
+                eps: r.eps,
+                utilization: r.utilization,
+            })
+            .collect()
+    };
     let trace = Trace {
         picks: arrivals.iter().map(pick).collect(),
         probes: probing.then(|| arrivals.iter().map(probes).collect()),
+        reports: learning.then(|| arrivals.iter().map(reports).collect()),
+        weights: learning.then(|| arrivals.iter().map(|a| a.weights.clone()).collect()),
     };
     let text = match args.format {
         TableOrJson::Json => json_line(&trace)?,
-        TableOrJson::Table => {
-            let mut out = match &trace.probes {
-                None => format!("{:>6} {:<12} {}\n", "pick", "user", "server"),
-                Some(_) => format!("{:>6} {:<12} {:<8} {}\n", "pick", "user", "server", "probes"),
-            };
-            for (i, (server, user)) in trace.picks.iter().zip(users).enumerate() {
-                let user = format!("user-{user}");
-                out += &match &trace.probes {
-                    None => format!("{:>6} {:<12} {}\n", i + 1, user, server),
-                    Some(probes) => format!("{:>6} {:<12} {:<8} {}\n", i + 1, user, server, probes[i]),
-                };
-            }
-            out + &format!("\nsequence: {}\n", trace.picks.join(" "))
-        }
+        TableOrJson::Table => table(&trace, users, &names),
     };
     print(&text)
+}
+
+/// The trace as a table: a row a pick, with its probes, or with the
+/// weights it brought in force (`s1=20 s2=40`, `-` where none came) and
+/// the reports heard before it (`s2 10 qps 0 eps 0.25 util`, `;` between).
+fn table(trace: &Trace, users: impl Iterator<Item = u32>, names: &[String]) -> String {
+    let weights = |w: &Option<Vec<f64>>| match w {
+        None => "-".to_string(),
+        Some(w) => {
+            names.iter().zip(w).map(|(n, w)| format!("{n}={}", figure(*w))).collect::<Vec<_>>().join(" ")
+        }
+    };
+    let reports = |r: &[Report]| {
+        if r.is_empty() {
+            return "-".to_string();
+        }
+        let said: Vec<String> = r
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} qps {} eps {} util",
+                    r.server,
+                    figure(r.qps),
+                    figure(r.eps),
+                    figure(r.utilization)
+                )
+            })
+            .collect();
+        said.join("; ")
+    };
+    let weights_column: Option<Vec<String>> =
+        trace.weights.as_ref().map(|all| all.iter().map(weights).collect());
+    let wide = weights_column.as_ref().map_or(0, |c| c.iter().map(String::len).max().unwrap_or(0).max(7));
+    let mut out = match (&trace.probes, &weights_column) {
+        (Some(_), _) => format!("{:>6} {:<12} {:<8} {}\n", "pick", "user", "server", "probes"),
+        (None, Some(_)) => {
+            format!("{:>6} {:<12} {:<8} {:<wide$} {}\n", "pick", "user", "server", "weights", "reports")
+        }
+        (None, None) => format!("{:>6} {:<12} {}\n", "pick", "user", "server"),
+    };
+    for (i, (server, user)) in trace.picks.iter().zip(users).enumerate() {
+        let user = format!("user-{user}");
+        out += &match (&trace.probes, &weights_column, &trace.reports) {
+            (Some(probes), _, _) => format!("{:>6} {:<12} {:<8} {}\n", i + 1, user, server, probes[i]),
+            (None, Some(w), Some(r)) => {
+                format!("{:>6} {:<12} {:<8} {:<wide$} {}\n", i + 1, user, server, w[i], reports(&r[i]))
+            }
+            _ => format!("{:>6} {:<12} {}\n", i + 1, user, server),
+        };
+    }
+    out + &format!("\nsequence: {}\n", trace.picks.join(" "))
 }
 
 /// The number of idle picks: `--picks`, 10 unless given.

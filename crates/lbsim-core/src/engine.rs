@@ -371,6 +371,10 @@ impl Prepared {
         balancer::place_copies(&mut run.copies);
         run.bus =
             bus_for(run.algorithm, &self.scenario, &run.copies, self.pool.len(), self.workload.horizon_ms());
+        #[cfg(feature = "replay")]
+        if let Some(bus) = run.bus.as_mut().filter(|_| log) {
+            bus.keep_probes(crate::replay::MAX_PROBES);
+        }
         let fleet = fleet::State::new(&self.scenario, &self.pool, &self.workload, &mut run, log);
         Running { run, fleet: Some(Box::new(fleet)) }
     }
@@ -397,7 +401,10 @@ impl Prepared {
     pub fn answer_log(&self, algorithm: AlgorithmId) -> fleet::Logs {
         let mut running = self.start_fleet(algorithm, true);
         running.advance(&self.workload, u64::MAX);
-        running.fleet.map(|f| f.logs()).unwrap_or_default()
+        let probes = running.run.bus.as_mut().map(|bus| bus.take_probes()).unwrap_or_default();
+        let mut logs = running.fleet.map(|f| f.logs()).unwrap_or_default();
+        logs.probes = probes;
+        logs
     }
 
     /// The steps the fleet's event loop takes to run one algorithm (each

@@ -233,7 +233,8 @@ fn theory() -> Scenario {
 }
 
 /// JIQ's regime: dozens of dispatchers over single-slot servers, exponential
-/// work, JIQ against the rules a copy can run on its own requests alone.
+/// work, JIQ against the rules a copy can run on its own requests alone,
+/// and aperture, whose copies each talk to a slice of the servers.
 fn many_balancers() -> Scenario {
     Scenario {
         servers: 64,
@@ -248,6 +249,8 @@ fn many_balancers() -> Scenario {
             AlgorithmId::Random,
             AlgorithmId::PowerOfTwo,
             AlgorithmId::Jiq,
+            // Aperture's connections against its balance.
+            AlgorithmId::Aperture,
         ],
         ..Scenario::default()
     }
@@ -530,20 +533,19 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "many-balancers",
         title: "Many balancers: join the idle queue",
-        lesson: "Thirty-two balancer copies share 64 single-slot servers at 80% load, exponential work of 20 ms, \
-                 and each copy sees only its own requests. Each copy's round robin keeps its own rotation, and 32 \
-                 rotations out of step place requests as if at random: a mean latency of 91 ms against random's \
-                 93, a p99 near 400 ms. Two choices over a copy's own counts does better (71 ms, p99 275 ms), but \
-                 each copy counts only a thirty-second of the traffic. JIQ hears the servers: an idle server joins \
-                 one copy's idle queue, and a copy sends to an idle server while it holds one, so the mean falls \
-                 to 44 ms and the p99 to 194 ms. Set jiq-sampled to 2 (JIQ-SQ(2)): idle servers join the shorter \
-                 of two copies' queues and the mean falls to 39 ms. Set balancers to 1: round robin's rotation is \
-                 whole again (52 ms), and JIQ's one queue holds every idle server (20 ms, the work alone).",
+        lesson: "Thirty-two balancer copies share 64 single-slot servers at 80% load (exponential work, 20 ms), each \
+                 seeing only its own requests. 32 round robin rotations out of step place requests as if at random: a \
+                 mean of 91 ms against random's 93, a p99 near 400 ms. Two choices over a copy's own counts: 71 ms, \
+                 p99 275 ms. Aperture gives each copy a slice of 12 servers (384 connections, not a full mesh's \
+                 2,048), so a server hears from six copies, not 32: 53 ms, p99 200 ms. JIQ hears the servers: an idle \
+                 one joins a copy's idle queue, 44 ms and p99 194 ms. Set jiq-sampled to 2 (JIQ-SQ(2)): 39 ms. Set \
+                 aperture-size to 64: the full mesh, and two choices' tail (295 ms). Set balancers to 1: one rotation \
+                 (52 ms), and JIQ's one queue holds every idle server (20 ms, the work alone).",
         remapping: false,
         view: LessonView {
             class: RequestClass::All,
             tail: true,
-            focus: &[AlgorithmId::RoundRobin, AlgorithmId::PowerOfTwo, AlgorithmId::Jiq],
+            focus: &[AlgorithmId::RoundRobin, AlgorithmId::PowerOfTwo, AlgorithmId::Jiq, AlgorithmId::Aperture],
         },
         plot: Plot::Cdf,
         build: many_balancers,

@@ -27,12 +27,21 @@
 //! the requests held (answered and not finished); its reply comes a round
 //! trip after it was sent, with no latency estimate (nothing here has a
 //! latency). Each arrival lists the servers its picks probed.
+//!
+//! A rule that learns weights from load reports (gRPC's and Envoy's
+//! weighted round robin) hears them as in a run: a server counts the
+//! requests it holds as busy slots (at most its `slots`) and, per call,
+//! sends the figures of its last closed `report-period` with each answer
+//! (a 500 included, a refusal not), or out of band every period. Each
+//! arrival lists the reports heard since the arrival before it, and the
+//! weights the rule picks by when its pick brought them in force
+//! (docs/model.md#learned-weights-in-a-trace-and-a-replay).
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::balancer::{self, AlgorithmId, Eligible, Message, Pick};
+use crate::balancer::{self, AlgorithmId, Eligible, Message, Pick, Reporting};
 use crate::fleet::health::Passive;
 use crate::fleet::timeline::Timeline;
 use crate::scenario::{Scenario, ScenarioError};
@@ -142,7 +151,7 @@ pub fn idle(picks: usize) -> Vec<Step> {
 /// What became of one arrival: the servers its attempts went to, in
 /// order, and whether the last one answered (a refusal or a counted 500
 /// with no retry left, or no server to try, ends it unanswered).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Arrival {
     /// Servers tried (indices into the scenario's pool).
     pub tried: Vec<usize>,
@@ -151,6 +160,28 @@ pub struct Arrival {
     /// Servers the rule probed after its picks for this arrival (a rule
     /// that probes; empty otherwise).
     pub probes: Vec<usize>,
+    /// Load reports the rule heard since the arrival before this one, up
+    /// to this one's pick, in the order heard (a rule that learns weights;
+    /// empty otherwise).
+    pub reports: Vec<Heard>,
+    /// The weights the rule picks by, one a server, when its picks for
+    /// this arrival brought new ones in force (`Balancer::weights`).
+    pub weights: Option<Vec<f64>>,
+}
+
+/// A load report as the rule heard it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Heard {
+    /// When it arrived, ms.
+    pub at_ms: f64,
+    /// The reporting server.
+    pub server: usize,
+    /// Requests it finished a second over its last closed period.
+    pub qps: f64,
+    /// Of those, the failed ones a second.
+    pub eps: f64,
+    /// Its busy slot time over its slot time in that period.
+    pub utilization: f64,
 }
 
 /// What becomes of each arrival of `steps` under `rule`, over the
@@ -174,8 +205,15 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
     // Requests held per server (answered, not finished), what a probe finds.
     let mut held = alloc::vec![0u32; n];
     let mut probing = Probes::new(balancer.subscribes().probes.map(|p| p.rtt_ms));
+    let mut reporting = Reports::new(balancer.subscribes().load_reports, n, scenario.slots);
+    // Per arrival answered: whether its server was failing (it answers 500).
+    let mut failing: Vec<bool> = Vec::new();
+    let mut in_force: Option<Vec<f64>> = None;
     for step in steps {
         let now_ms = clock as f64;
+        if !matches!(step, Step::At { .. }) {
+            reporting.periods(now_ms, balancer.as_mut());
+        }
         match *step {
             Step::At { ms } => {
                 clock = ms;
@@ -184,7 +222,13 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
             Step::Arrive { user } => {
                 probing.deliver(now_ms, &held, balancer.as_mut());
                 let pick = Pick { now_ms, user };
-                let mut arrival = Arrival { tried: Vec::new(), answered: false, probes: Vec::new() };
+                let mut arrival = Arrival {
+                    tried: Vec::new(),
+                    answered: false,
+                    probes: Vec::new(),
+                    reports: core::mem::take(&mut reporting.heard),
+                    weights: None,
+                };
                 loop {
                     let members: Vec<bool> = (0..n).map(|s| timeline.at(s, now_ms).member).collect();
                     let available: Vec<bool> =
@@ -205,6 +249,10 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
                         balancer.pick_eligible(&pick, &mut rng, &eligible)
                     };
                     let Some(server) = server else { break };
+                    if balancer.weights() != in_force.as_deref() {
+                        in_force = balancer.weights().map(<[f64]>::to_vec);
+                        arrival.weights.clone_from(&in_force);
+                    }
                     probing.send(now_ms, balancer.as_mut(), &mut rng, &mut arrival.probes);
                     balancer.dispatched(server);
                     passive.picked(server, now_ms);
@@ -214,9 +262,15 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
                     if !failed {
                         arrival.answered = true;
                         held[server] += 1;
+                        reporting.start(server, now_ms);
                         break;
                     }
-                    // Ended at once, as a refusal on loopback is.
+                    // Ended at once, as a refusal on loopback is; a 500
+                    // is an answer, and brings its server's report.
+                    if !condition.crashed {
+                        reporting.start(server, now_ms);
+                        reporting.end(server, now_ms, false, balancer.as_mut());
+                    }
                     balancer.completed(server, now_ms, 0.0);
                     passive.failed(server, now_ms);
                     balancer.failed(server);
@@ -224,6 +278,8 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
                         break;
                     }
                 }
+                let last = arrival.tried.last().copied();
+                failing.push(arrival.answered && last.is_some_and(|s| timeline.at(s, now_ms).failing));
                 arrivals.push(arrival);
             }
             Step::Finish { arrival } => {
@@ -233,6 +289,7 @@ pub fn picks(scenario: &Scenario, rule: AlgorithmId, steps: &[Step]) -> Vec<Arri
                     held[server] = held[server].saturating_sub(1);
                     passive.succeeded(server);
                     balancer.completed(server, now_ms, 0.0);
+                    reporting.end(server, now_ms, !failing[arrival - 1], balancer.as_mut());
                 }
             }
         }
@@ -289,6 +346,110 @@ impl Probes {
             let reply = Message::ProbeReply { server, reached_ms, in_flight, latency_ms: None };
             rule.receive(at, &reply);
         }
+    }
+}
+
+/// Load reports in a trace: what each server measures of the requests it
+/// holds over each report period, and the reports on their way to the
+/// rule (none for a rule that hears none).
+struct Reports {
+    reporting: Option<Reporting>,
+    slots: u32,
+    meters: Vec<Meter>,
+    /// The next out-of-band period's end.
+    next_period_ms: f64,
+    /// Reports heard since the last arrival.
+    heard: Vec<Heard>,
+}
+
+/// One server's figures: requests held (the busy slots, at most its
+/// slots), its busy slot time, answers and failures in the open period,
+/// and the last closed period's qps, eps and utilization.
+#[derive(Clone, Copy, Debug, Default)]
+struct Meter {
+    held: u32,
+    last_ms: f64,
+    busy_ms: f64,
+    finished: u32,
+    failed: u32,
+    period_end_ms: f64,
+    closed: (f64, f64, f64),
+}
+
+impl Reports {
+    fn new(reporting: Option<Reporting>, servers: usize, slots: u32) -> Reports {
+        let period = reporting.map_or(f64::INFINITY, |r| r.period_ms);
+        Reports {
+            reporting,
+            slots: slots.max(1),
+            meters: alloc::vec![Meter { period_end_ms: period, ..Meter::default() }; servers],
+            next_period_ms: period,
+            heard: Vec::new(),
+        }
+    }
+
+    /// `server`'s busy slot time accrues until `t`, closing the periods
+    /// that end on the way.
+    fn advance(&mut self, server: usize, t: f64) {
+        let Some(reporting) = self.reporting else { return };
+        let (period, slots) = (reporting.period_ms, f64::from(self.slots));
+        let m = &mut self.meters[server];
+        let busy = f64::from(m.held).min(slots);
+        while t >= m.period_end_ms {
+            let end = m.period_end_ms;
+            m.busy_ms += busy * (end - m.last_ms);
+            let seconds = period / 1000.0;
+            m.closed = (
+                f64::from(m.finished) / seconds,
+                f64::from(m.failed) / seconds,
+                m.busy_ms / (slots * period),
+            );
+            (m.busy_ms, m.finished, m.failed, m.last_ms) = (0.0, 0, 0, end);
+            m.period_end_ms = end + period;
+        }
+        m.busy_ms += busy * (t - m.last_ms);
+        m.last_ms = t;
+    }
+
+    /// `server` starts serving a request at `t`.
+    fn start(&mut self, server: usize, t: f64) {
+        if self.reporting.is_some() {
+            self.advance(server, t);
+            self.meters[server].held += 1;
+        }
+    }
+
+    /// `server` answers a request at `t` (`ok`: not a 500); per call, its
+    /// report goes to the rule with the answer.
+    fn end(&mut self, server: usize, t: f64, ok: bool, rule: &mut dyn balancer::Balancer) {
+        let Some(reporting) = self.reporting else { return };
+        self.advance(server, t);
+        let m = &mut self.meters[server];
+        m.held = m.held.saturating_sub(1);
+        m.finished += 1;
+        m.failed += u32::from(!ok);
+        if !reporting.out_of_band {
+            self.send(server, t, rule);
+        }
+    }
+
+    /// Out of band: every server's report at each period's end by `t`.
+    fn periods(&mut self, t: f64, rule: &mut dyn balancer::Balancer) {
+        let Some(reporting) = self.reporting.filter(|r| r.out_of_band) else { return };
+        while self.next_period_ms <= t {
+            let end = self.next_period_ms;
+            for server in 0..self.meters.len() {
+                self.advance(server, end);
+                self.send(server, end, rule);
+            }
+            self.next_period_ms += reporting.period_ms;
+        }
+    }
+
+    fn send(&mut self, server: usize, t: f64, rule: &mut dyn balancer::Balancer) {
+        let (qps, eps, utilization) = self.meters[server].closed;
+        rule.receive(t, &Message::LoadReport { server, qps, eps, utilization });
+        self.heard.push(Heard { at_ms: t, server, qps, eps, utilization });
     }
 }
 

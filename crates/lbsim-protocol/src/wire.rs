@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 
 use lbsim_core::balancer::AlgorithmId;
 use lbsim_core::fleet::{Cause, Outcome, Verdict};
-use lbsim_core::replay::{Attempt, Replay, Request};
+use lbsim_core::replay::{Attempt, Probe, Replay, Request, WeightUpdate};
 use lbsim_core::report::{
     AlgorithmResult, Connections, Distributions, Headline, KeyShare, Latencies, Percentiles, Realized,
     Report, ServerResult, Wait,
@@ -270,7 +270,9 @@ wire_struct! {
         queue_series, cdf, servers,
     }
     Connections { fewest, most, total, full_mesh }
-    Replay { algorithm, servers, requests, attempts, verdicts }
+    Replay { algorithm, servers, requests, attempts, verdicts, probes, weights }
+    Probe { copy, server, sent_ms, reached_ms, replied_ms, in_flight, latency_ms }
+    WeightUpdate { at_ms, copy, weights }
     Verdict { at_ms, copy, server, out }
     Request { arrival_ms, slow, answered_ms, ok }
     Attempt { request, server, sent_ms, start_ms, done_ms, outcome, retry, hit }

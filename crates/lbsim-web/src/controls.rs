@@ -154,12 +154,8 @@ pub fn build() {
             let _ = input.set_attribute("type", "checkbox");
             let _ = input.set_attribute("name", "algorithms");
             let _ = input.set_attribute("value", a.id());
-            let swatch = element("span", "swatch");
-            if let Some(s) = swatch.dyn_ref::<HtmlElement>() {
-                let _ = s.style().set_property("background-color", &palette::css(*a));
-            }
             let _ = label.append_child(&input);
-            let _ = label.append_child(&swatch);
+            let _ = label.append_child(&palette::swatch(*a));
             let _ = label.append_child(&document().create_text_node(a.id()));
             let _ = wrap.append_child(&label);
         }

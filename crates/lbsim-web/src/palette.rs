@@ -6,6 +6,10 @@
 use lbsim_core::balancer::Stroke;
 use lbsim_core::AlgorithmId;
 use plotters::style::RGBColor;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+
+use crate::dom::element;
 
 /// The algorithm's colour.
 pub fn colour(algorithm: AlgorithmId) -> RGBColor {
@@ -24,9 +28,28 @@ pub fn dashes(algorithm: AlgorithmId) -> [f64; 2] {
     }
 }
 
-/// The colour as CSS, for swatches in the table and the controls.
+/// The colour as CSS.
 pub fn css(algorithm: AlgorithmId) -> String {
     format!("#{:06x}", algorithm.colour())
+}
+
+/// A rule's swatch, beside its checkbox and its row in the table: a short
+/// piece of its line, in its colour and broken by the plot's own dash and
+/// gap lengths (docs/web.md#line-styles), so a reader matches a box to a
+/// line by its style as well as its hue.
+pub fn swatch(algorithm: AlgorithmId) -> Element {
+    let swatch = element("span", "swatch");
+    let colour = css(algorithm);
+    let [dash, gap] = dashes(algorithm);
+    let paint = if dash > 0.0 {
+        format!("repeating-linear-gradient(90deg,{colour} 0 {dash}px,#0000 0 {}px)", dash + gap)
+    } else {
+        colour
+    };
+    if let Some(s) = swatch.dyn_ref::<HtmlElement>() {
+        let _ = s.style().set_property("background", &paint);
+    }
+    swatch
 }
 
 /// Foreground, background and grid colours of one theme.

@@ -70,7 +70,7 @@ const CONFIG_PANEL: &str = r#"<div class="plot-tools">
 <span id="config-status" role="status"></span>
 </div>
 <pre id="config-text" class="config" tabindex="0" aria-label="The configuration"></pre>
-<p class="note">The hash key is the query argument <code>user</code>; what the balancer cannot express is a comment. NGINX's and HAProxy's pass <code>nginx -t</code> and <code>haproxy -c</code>, and route as lbsim predicts (held to the real programs in the tests); Envoy's is not run here. The same from the command line: <code id="config-cli"></code></p>"#;
+<p class="note">The hash key is the query argument <code>user</code>; what the balancer cannot express is a comment. NGINX's and HAProxy's pass <code>nginx -t</code> and <code>haproxy -c</code>, and route as lbsim predicts (held to the real programs in the tests); Envoy's is not run here; gRPC's service config is the JSON under the <code>#</code> notes, taken by gRPC's own parser in the tests. The same from the command line: <code id="config-cli"></code></p>"#;
 
 thread_local! {
     /// The link the Config panel was last written for: its controls write

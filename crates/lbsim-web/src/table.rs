@@ -80,11 +80,7 @@ pub fn fill(report: &Report, sort: Option<Sort>) {
         let th = element("th", "");
         let _ = th.set_attribute("scope", "row");
         let _ = th.set_attribute("title", r.algorithm.description());
-        let swatch = element("span", "swatch");
-        if let Some(s) = swatch.dyn_ref::<HtmlElement>() {
-            let _ = s.style().set_property("background-color", &palette::css(r.algorithm));
-        }
-        let _ = th.append_child(&swatch);
+        let _ = th.append_child(&palette::swatch(r.algorithm));
         let _ = th.append_child(&text_element("span", "", r.algorithm.id()));
         let _ = tr.append_child(&th);
         for c in COLUMNS.iter().filter(|c| c.shown(report)) {

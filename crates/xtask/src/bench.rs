@@ -1,7 +1,8 @@
 //! `cargo xtask bench`: the benchmarks whose figures docs/performance.md
 //! quotes.
 //!
-//! - `cargo xtask bench core`: the core natively vs in wasm, per algorithm;
+//! - `cargo xtask bench core [RULE...]`: the core natively vs in wasm, per
+//!   algorithm (every one, or those named);
 //! - `cargo xtask bench cli [REQUESTS]`: the `lbsim` binary vs the article's
 //!   lab in plain Python (`../shared/bench/baseline.py`), whole processes;
 //! - `cargo xtask bench page`: the playground in headless Chromium (input
@@ -17,14 +18,19 @@ use crate::tools::{ensure_node, ensure_wasm_target, have, output, root, run, ste
 
 /// All three benchmarks.
 pub fn all() -> Result<(), String> {
-    core()?;
+    core(&[])?;
     cli(200_000)?;
     crate::web::bench_page()
 }
 
 /// Native vs wasm (Node/V8) time per algorithm on the same scenario, in one
-/// run, alternating, median of `REPS`.
-pub fn core() -> Result<(), String> {
+/// run, alternating, median of `REPS`; `rules` narrows it to those named.
+pub fn core(rules: &[String]) -> Result<(), String> {
+    let ids: Vec<&str> =
+        lbsim_ids().into_iter().filter(|id| rules.is_empty() || rules.iter().any(|r| r == id)).collect();
+    if let Some(unknown) = rules.iter().find(|r| !lbsim_ids().contains(&r.as_str())) {
+        return Err(format!("bench core: no rule `{unknown}`; the rules: {}", lbsim_ids().join(", ")));
+    }
     ensure_wasm_target()?;
     ensure_node()?;
     let (native, wasm) = harness_paths()?;
@@ -33,7 +39,7 @@ pub fn core() -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     println!("{:18} {:>12} {:>12} {:>7}", "algorithm", "native ns/req", "wasm ns/req", "ratio");
     let requests = 1_000_000.0;
-    for algorithm in lbsim_ids() {
+    for algorithm in ids {
         let file = dir.join(format!("{algorithm}.json"));
         std::fs::write(&file, format!(r#"{{"requests":1000000,"algorithms":["{algorithm}"]}}"#))
             .map_err(|e| e.to_string())?;

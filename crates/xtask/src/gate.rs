@@ -48,6 +48,9 @@ pub enum Part {
     Nginx,
     /// the conformance suite's HAProxy cases and `haproxy -c` checks
     Haproxy,
+    /// `cargo xtask grpc-config`: gRPC's own parser (grpcio) over every
+    /// rule's `lbsim config --for grpc`
+    Grpc,
     /// `cargo xtask testbed`'s short run: latencies on the real NGINX
     /// and HAProxy against lbsim's prediction
     Testbed,
@@ -61,7 +64,7 @@ pub enum Part {
 
 /// The parts the gate counts, in the order it runs them (`conformance`
 /// names two of them).
-const COUNTED: [Part; 11] = [
+const COUNTED: [Part; 12] = [
     Part::Fmt,
     Part::Clippy,
     Part::Layers,
@@ -69,6 +72,7 @@ const COUNTED: [Part; 11] = [
     Part::Docs,
     Part::Nginx,
     Part::Haproxy,
+    Part::Grpc,
     Part::Testbed,
     Part::NoStd,
     Part::Determinism,
@@ -86,6 +90,7 @@ impl Part {
             Part::Conformance => "conformance",
             Part::Nginx => "nginx",
             Part::Haproxy => "haproxy",
+            Part::Grpc => "grpc",
             Part::Testbed => "testbed",
             Part::NoStd => "no-std",
             Part::Determinism => "determinism",
@@ -199,6 +204,7 @@ fn run_part(part: Part, with_haproxy: bool) -> Result<Vec<(&'static str, String)
             ))
         }
         Part::Determinism => ran(determinism()),
+        Part::Grpc => ran(crate::conformance::grpc_configs()),
         Part::Browser => ran(crate::web::browser_tests()),
         Part::Testbed => {
             step(

@@ -115,6 +115,11 @@ enum Task {
         #[arg(long, value_enum, value_delimiter = ',', value_name = "BALANCER")]
         skip: Vec<Balancer>,
     },
+    /// gRPC's own parser (the `grpcio` Python package, installed into
+    /// target/grpcio when missing) over every rule's `lbsim config --for
+    /// grpc`; a duration written as a number and a misspelt policy must be
+    /// refused first.
+    GrpcConfig,
     /// A scenario served by the real NGINX and HAProxy (installed when
     /// missing), each rule's latencies measured against lbsim's prediction.
     ///
@@ -154,7 +159,12 @@ enum Task {
 #[derive(Subcommand)]
 enum Bench {
     /// The core natively against wasm in Node, per rule, 1M requests.
-    Core,
+    Core {
+        /// Only these rules (ids as `lbsim list rules` prints them); every
+        /// rule when none is named.
+        #[arg(value_name = "RULE")]
+        rules: Vec<String>,
+    },
     /// The `lbsim` binary against the article's Python lab, then the
     /// 1M-request budget.
     Cli {
@@ -181,11 +191,12 @@ fn main() -> ExitCode {
         Task::Serve => web::serve(),
         Task::Build => web::build().map(|_| ()),
         Task::Bench { which: None } => bench::all(),
-        Task::Bench { which: Some(Bench::Core) } => bench::core(),
+        Task::Bench { which: Some(Bench::Core { rules }) } => bench::core(&rules),
         Task::Bench { which: Some(Bench::Cli { requests }) } => bench::cli(requests),
         Task::Bench { which: Some(Bench::Page) } => web::bench_page(),
         Task::Fuzz { cases } => fuzz::fuzz(cases),
         Task::Layers => layers::check(),
+        Task::GrpcConfig => conformance::grpc_configs(),
         Task::Conformance { skip } => conformance::conformance(conformance::Balancers {
             nginx: !skip.contains(&Balancer::Nginx),
             haproxy: !skip.contains(&Balancer::Haproxy),

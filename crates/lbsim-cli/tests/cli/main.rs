@@ -31,6 +31,7 @@ mod sweep_rows_match_single_runs;
 mod trace_follows_the_reference_sequences;
 mod trace_memory_does_not_grow_with_the_user;
 mod trace_places_rings_as_the_core_does;
+mod trace_shows_learned_weights;
 mod trace_takes_every_field_its_picks_depend_on;
 mod url_round_trip;
 mod values_are_read_one_way;

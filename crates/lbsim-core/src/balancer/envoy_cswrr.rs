@@ -30,7 +30,7 @@ use alloc::vec::Vec;
 use super::grpc_wrr::{LoadReport, Validity};
 use super::least_request::LeastRequest;
 use super::message::{Message, Reporting, Subscription};
-use super::rule::{Balancer, Eligible, Pick, Pool};
+use super::rule::{Balancer, Counts, Eligible, Pick, Pool};
 use crate::rng::Rng;
 
 /// A report's weight as Envoy's `calculateWeightFromOrcaReport` gives it,
@@ -103,12 +103,25 @@ pub fn fill_with_median(valid: &[Option<u32>]) -> Vec<u32> {
     valid.iter().map(|w| w.unwrap_or(median)).collect()
 }
 
+/// What Envoy's round robin reads of the hosts' active requests: nothing
+/// (its schedule's weights are the hosts' own), so a pick asks no counts.
+struct NoActive;
+
+impl Counts for NoActive {
+    fn unfinished(&self, _server: usize) -> u32 {
+        0
+    }
+}
+
 /// Envoy's client-side weighted round robin as a balancer copy.
 pub struct EnvoyCswrr {
     hosts: Vec<HostWeight>,
     round_robin: LeastRequest,
     /// The weights the round robin holds.
     weights: Vec<u32>,
+    /// The same as reals, from the first update on (what a replay and
+    /// `lbsim trace` read).
+    in_force: Vec<f64>,
     validity: Validity,
     error_penalty: f64,
     weight_period_ms: f64,
@@ -127,6 +140,7 @@ impl EnvoyCswrr {
             hosts: alloc::vec![HostWeight::default(); pool.len()],
             round_robin,
             weights: ones,
+            in_force: Vec::new(),
             validity: Validity { blackout_ms: learning.blackout_ms, expiration_ms: learning.expiration_ms },
             error_penalty: learning.error_penalty,
             weight_period_ms: learning.weight_period_ms,
@@ -135,20 +149,29 @@ impl EnvoyCswrr {
         }
     }
 
-    /// The weights updates due by `now_ms`, one a weight period.
+    /// The weights updates due by `now_ms`, one a weight period (the
+    /// check on every pick, the update apart).
+    #[inline]
     fn update_due(&mut self, now_ms: f64) {
-        if now_ms < self.next_update_ms {
-            return;
+        if now_ms >= self.next_update_ms {
+            self.update_weights(now_ms);
         }
+    }
+
+    fn update_weights(&mut self, now_ms: f64) {
         let periods = libm::floor((now_ms - self.next_update_ms) / self.weight_period_ms) + 1.0;
         self.next_update_ms += periods * self.weight_period_ms;
         let now = now_ms as u64;
         let validity = self.validity;
         let valid: Vec<Option<u32>> = self.hosts.iter_mut().map(|h| h.valid_at(now, validity)).collect();
         let weights = fill_with_median(&valid);
-        if weights != self.weights {
+        let changed = weights != self.weights;
+        if changed {
             self.round_robin.reweight(&weights);
             self.weights = weights;
+        }
+        if changed || self.in_force.is_empty() {
+            self.in_force = self.weights.iter().map(|&w| f64::from(w)).collect();
         }
     }
 
@@ -161,7 +184,7 @@ impl EnvoyCswrr {
 impl Balancer for EnvoyCswrr {
     fn pick(&mut self, request: &Pick, rng: &mut Rng) -> usize {
         self.update_due(request.now_ms);
-        self.round_robin.pick(request, rng)
+        self.round_robin.pick_counting(request, rng, &NoActive)
     }
 
     fn observes_completions(&self) -> bool {
@@ -173,14 +196,17 @@ impl Balancer for EnvoyCswrr {
     }
 
     fn receive(&mut self, now_ms: f64, message: &Message) {
-        if let Message::LoadReport { server, qps, eps, utilization } = *message {
-            let report = LoadReport { qps, eps, utilization };
+        if let Some((server, report)) = LoadReport::from_message(message) {
             if let (Some(weight), Some(host)) =
                 (report_weight(&report, self.error_penalty), self.hosts.get_mut(server))
             {
                 host.update(now_ms as u64, weight);
             }
         }
+    }
+
+    fn weights(&self) -> Option<&[f64]> {
+        (!self.in_force.is_empty()).then_some(&self.in_force[..])
     }
 
     fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {

@@ -57,6 +57,18 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
+    /// The reporting server and its report, if `message` is a load
+    /// report: the one reading of the bus's message both learned-weight
+    /// rules (this and `envoy_cswrr.rs`) share.
+    pub fn from_message(message: &Message) -> Option<(usize, LoadReport)> {
+        match *message {
+            Message::LoadReport { server, qps, eps, utilization } => {
+                Some((server, LoadReport { qps, eps, utilization }))
+            }
+            _ => None,
+        }
+    }
+
     /// The weight the report gives, or `None` when it says no qps or no
     /// utilization (grpc-go ignores such a report).
     pub fn weight(&self, error_penalty: f64) -> Option<f64> {
@@ -135,6 +147,9 @@ pub struct WeightedRoundRobin {
     weight_period_ms: f64,
     /// When the scheduler is next rebuilt.
     next_rebuild_ms: f64,
+    /// The weights the last rebuild gave the scheduler (0: none usable,
+    /// which the scheduler fills with the mean), empty before the first.
+    in_force: Vec<f64>,
 }
 
 impl WeightedRoundRobin {
@@ -155,6 +170,7 @@ impl WeightedRoundRobin {
             error_penalty,
             weight_period_ms,
             next_rebuild_ms: weight_period_ms,
+            in_force: Vec::new(),
         }
     }
 
@@ -180,6 +196,14 @@ impl WeightedRoundRobin {
         self.next_rebuild_ms += periods * self.weight_period_ms;
         let weights = self.usable_weights(now_ms);
         self.scheduler = StrideScheduler::make(&weights);
+        let validity = self.validity;
+        self.in_force = self.learned.iter_mut().map(|l| l.usable(now_ms, validity)).collect();
+    }
+
+    /// The weights the last rebuild gave the scheduler, before their
+    /// scaling (0: none usable); `None` before the first rebuild.
+    pub fn weights_in_force(&self) -> Option<&[f64]> {
+        (!self.in_force.is_empty()).then_some(&self.in_force[..])
     }
 
     /// The scaled weights the scheduler picks by, `None` while the picks
@@ -269,13 +293,16 @@ impl Balancer for GrpcWrr {
     }
 
     fn receive(&mut self, now_ms: f64, message: &Message) {
-        if let Message::LoadReport { server, qps, eps, utilization } = *message {
-            let report = LoadReport { qps, eps, utilization };
+        if let Some((server, report)) = LoadReport::from_message(message) {
             match self.picker.as_mut() {
                 Some(picker) => picker.report(server, now_ms, &report),
                 None => self.early.push((server, now_ms, report)),
             }
         }
+    }
+
+    fn weights(&self) -> Option<&[f64]> {
+        self.picker.as_ref().and_then(WeightedRoundRobin::weights_in_force)
     }
 
     fn pick_eligible(&mut self, request: &Pick, rng: &mut Rng, eligible: &Eligible) -> Option<usize> {

@@ -45,9 +45,18 @@ struct Entry {
 
 impl Eq for Entry {}
 
+impl Entry {
+    /// The deadline's bits above the insertion order, one integer to
+    /// compare: deadlines are sums of `1 / weight` from 0, never negative,
+    /// and the bits of non-negative floats order as the floats do.
+    fn key(&self) -> u128 {
+        (u128::from(self.deadline.to_bits()) << 64) | u128::from(self.order)
+    }
+}
+
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.deadline.total_cmp(&other.deadline).then(self.order.cmp(&other.order))
+        self.key().cmp(&other.key())
     }
 }
 
@@ -158,18 +167,17 @@ impl LeastRequest {
                 candidate
             };
         };
-        let Some(Reverse(next)) = schedule.pop() else {
+        // The earliest entry re-added in place: one sift instead of a pop
+        // and a push, and the same picks, since no two entries tie.
+        let Some(mut next) = schedule.peek_mut() else {
             return 0;
         };
-        self.clock = next.deadline;
+        let host = next.0.host;
+        self.clock = next.0.deadline;
         self.order += 1;
         let weight = weight.unwrap_or(1.0);
-        schedule.push(Reverse(Entry {
-            deadline: self.clock + 1.0 / weight,
-            order: self.order,
-            host: next.host,
-        }));
-        next.host
+        next.0 = Entry { deadline: self.clock + 1.0 / weight, order: self.order, host };
+        host
     }
 
     /// `host` enters the schedule at `clock + 1 / weight`.

@@ -88,7 +88,7 @@ macro_rules! build_row {
 
 macro_rules! algorithms {
     ($($variant:ident $([$gate:ident])? => $id:literal, $rule:ty, $colour:literal, $doc:literal,
-        $setup:ident, config($nginx:ident, $haproxy:ident, $envoy:ident);)*) => {
+        $setup:ident, config($nginx:ident, $haproxy:ident, $envoy:ident, $grpc:ident);)*) => {
         /// The stable id of an algorithm (CLI, URL, JSON).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "kebab-case")]
@@ -131,7 +131,7 @@ macro_rules! algorithms {
                 match self { $(AlgorithmId::$variant => is_current!($($gate)?),)* }
             }
 
-            /// What NGINX, HAProxy and Envoy call the rule, where they
+            /// What NGINX, HAProxy, Envoy and gRPC call the rule, where they
             /// have it (`lbsim config` writes it).
             pub fn in_programs(self) -> InPrograms {
                 match self {
@@ -139,6 +139,7 @@ macro_rules! algorithms {
                         nginx: in_program!(Nginx, $nginx),
                         haproxy: in_program!(Haproxy, $haproxy),
                         envoy: in_program!(Envoy, $envoy),
+                        grpc: in_program!(Grpc, $grpc),
                     },)*
                 }
             }
@@ -152,65 +153,65 @@ macro_rules! algorithms {
 }
 
 // The one list of rules: id, implementation, colour, description, what it
-// builds before its first request, and what NGINX, HAProxy and Envoy call
-// it (`None` where they lack it; `row.rs` has the names). Adding a rule is
+// builds before its first request, and what NGINX, HAProxy, Envoy and gRPC
+// call it (`None` where they lack it; `row.rs` has the names). Adding a rule is
 // its module plus one row here. The colours are Okabe-Ito's
 // colour-blind-safe set extended with Paul Tol's muted teal, purple, olive
 // and sand, all of middle lightness so they read on light and dark themes.
 algorithms! {
     RoundRobin => "round-robin", round_robin::RoundRobin, 0xE69F00,
         "smooth weighted round robin (NGINX)",
-        Nothing, config(RoundRobin, RoundRobin, RoundRobin);
+        Nothing, config(RoundRobin, RoundRobin, RoundRobin, RoundRobin);
     Random => "random", random::Random, 0x999999,
         "weighted random",
-        Nothing, config(Random, Random, Random);
+        Nothing, config(Random, Random, Random, None);
     LeastConnections => "least-connections", least_connections::LeastConnections, 0x009E73,
         "fewest unfinished per weight, ties rotate (NGINX least_conn)",
-        Nothing, config(LeastConn, LeastConn, None);
+        Nothing, config(LeastConn, LeastConn, None, None);
     PowerOfTwo => "power-of-two", power_of_two::PowerOfTwo, 0x56B4E9,
         "two distinct random servers, the less loaded wins (NGINX random two)",
-        Nothing, config(RandomTwoLeastConn, RandomTwo, LeastRequest);
+        Nothing, config(RandomTwoLeastConn, RandomTwo, LeastRequest, LeastRequest);
     LeastRequest => "least-request", least_request::LeastRequest, 0x0072B2,
         "Envoy least request (P2C, or weighted EDF with active-request bias)",
-        Nothing, config(None, None, LeastRequest);
+        Nothing, config(None, None, LeastRequest, LeastRequest);
     PeakEwma => "peak-ewma", peak_ewma::PeakEwma, 0xCC79A7,
         "two choices on peak EWMA latency x (active + 1) (Finagle, Linkerd)",
-        Nothing, config(None, None, None);
+        Nothing, config(None, None, None, None);
     UserHash => "user-hash", user_hash::UserHash, 0xD55E00,
         "hash of the user key modulo N",
-        Nothing, config(Hash, HashMapBased, None);
+        Nothing, config(Hash, HashMapBased, None, None);
     ConsistentHash => "consistent-hash", consistent_hash::ConsistentHash, 0xA6761D,
         "ring of virtual nodes (ketama)",
-        Ring, config(HashConsistent, HashConsistent, RingHash);
+        Ring, config(HashConsistent, HashConsistent, RingHash, RingHash);
     BoundedLoad => "bounded-load", bounded_load::BoundedLoad, 0x44AA99,
         "consistent hashing with bounded loads (HAProxy hash-balance-factor)",
-        RingPerCopy, config(None, HashConsistentBounded, None);
+        RingPerCopy, config(None, HashConsistentBounded, None, None);
     Maglev => "maglev", maglev::Maglev, 0xAA4499,
         "Maglev lookup table of 65,537 entries",
-        MaglevTable, config(None, None, Maglev);
+        MaglevTable, config(None, None, Maglev, None);
     Rendezvous => "rendezvous", rendezvous::Rendezvous, 0x999933,
         "highest random weight",
-        ScoresPerUser, config(None, None, None);
+        ScoresPerUser, config(None, None, None, None);
     // The rules production uses now, messages from the servers their input
     // (`[current]`: built with the `current-rules` feature only).
     Jiq [current] => "jiq", jiq::Jiq, 0xCC6677,
         "join the idle queue: idle servers announce themselves to one of many balancers (Lu et al. 2011)",
-        Nothing, config(None, None, None);
+        Nothing, config(None, None, None, None);
     // Learned weights: gRPC's and Envoy's weighted round robin on the servers' load reports.
     GrpcWrr [current] => "grpc-wrr", grpc_wrr::GrpcWrr, 0x882255,
         "gRPC weighted_round_robin: weights qps / utilization from load reports, static stride scheduler (gRFC A58)",
-        Nothing, config(None, None, None);
+        Nothing, config(None, None, None, WeightedRoundRobin);
     EnvoyCswrr [current] => "envoy-cswrr", envoy_cswrr::EnvoyCswrr, 0x6699CC,
         "Envoy client-side weighted round robin: the same weights, median for hosts without one",
-        Nothing, config(None, None, ClientSideWeightedRoundRobin);
+        Nothing, config(None, None, ClientSideWeightedRoundRobin, None);
     // Finagle's deterministic aperture.
     Aperture [current] => "aperture", aperture::Aperture, 0x9966CC,
         "Finagle's deterministic aperture: two choices in each copy's slice of the servers",
-        Nothing, config(None, None, None);
+        Nothing, config(None, None, None, None);
     // Prequal, on probe replies.
     Prequal [current] => "prequal", prequal::Prequal, 0xEE3377,
         "probes' requests in flight and latency, hot-cold lexicographic pick (Prequal, NSDI 2024)",
-        Nothing, config(None, None, None);
+        Nothing, config(None, None, None, None);
 }
 
 // Which rules a builder has lives beside the registry, so `builder.rs`

@@ -76,6 +76,21 @@ pub enum Envoy {
     ClientSideWeightedRoundRobin,
 }
 
+/// gRPC's `loadBalancingConfig` policy for a rule, in its service config
+/// (docs/cli.md#lbsim-config).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grpc {
+    /// `round_robin`
+    RoundRobin,
+    /// `least_request_experimental` (gRFC A48): the least outstanding of
+    /// `choiceCount` random picks.
+    LeastRequest,
+    /// `ring_hash_experimental` (gRFC A42).
+    RingHash,
+    /// `weighted_round_robin` (gRFC A58).
+    WeightedRoundRobin,
+}
+
 /// What each real balancer calls a rule; `None` where it has no such rule
 /// (`lbsim config` then writes round robin and says so).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,4 +101,6 @@ pub struct InPrograms {
     pub haproxy: Option<Haproxy>,
     /// Envoy.
     pub envoy: Option<Envoy>,
+    /// gRPC's service config.
+    pub grpc: Option<Grpc>,
 }

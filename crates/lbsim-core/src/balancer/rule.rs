@@ -189,6 +189,16 @@ pub trait Balancer {
     fn connections(&self) -> Option<usize> {
         None
     }
+
+    /// The weights this copy picks by, one a server, as its last update
+    /// set them, where the rule learns them from the servers' load
+    /// reports (docs/model.md#learned-weights-in-a-trace-and-a-replay);
+    /// `None` for every other rule, and before the first update. A
+    /// replay and `lbsim trace` read them after each pick and show a
+    /// change as a weight update.
+    fn weights(&self) -> Option<&[f64]> {
+        None
+    }
 }
 
 /// What a fleet-run pick may take: members available to this copy that

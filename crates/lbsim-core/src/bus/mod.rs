@@ -17,6 +17,12 @@
 //! replies; ties within a kind in the order they were scheduled. Every
 //! draw (the copies an idle server samples) comes from the bus's own
 //! stream, so the run is deterministic.
+//!
+//! A start is no event: a server's meter counts its starts when it next
+//! reads its figures (at an end or a period's close), in time order, the
+//! same sums as when each start was its own event. A rule that hears load
+//! reports alone has its ends in a heap of plain integers (time, order,
+//! copy, server, outcome), since nothing rides on them but the report.
 
 use alloc::boxed::Box;
 #[cfg(feature = "current-rules")]
@@ -57,9 +63,6 @@ pub(crate) trait Servers {
 /// What happens at an instant, in the order the bus takes kinds at one.
 #[derive(Clone, Copy, Debug)]
 enum What {
-    Start {
-        server: u32,
-    },
     End {
         server: u32,
         copy: u32,
@@ -91,7 +94,6 @@ enum What {
 impl What {
     fn rank(&self) -> u8 {
         match self {
-            What::Start { .. } => 0,
             What::End { .. } | What::Announce { .. } => 1,
             What::Period => 2,
             What::Reach { .. } => 3,
@@ -144,6 +146,8 @@ impl Ord for Event {
 struct Meter {
     /// Slots busy now, and the busy slot time of the open period up to `last_ms`.
     running: u32,
+    /// Starts not yet counted in `running`, in time order.
+    starts: VecDeque<f64>,
     last_ms: f64,
     busy_ms: f64,
     finished: u32,
@@ -179,6 +183,53 @@ impl Meter {
         self.busy_ms += f64::from(self.running) * (t - self.last_ms);
         self.last_ms = t;
     }
+
+    /// A request starts at `t`: counted when the meter next reads its
+    /// figures ([`Meter::count_starts`]). Starts come in time order but
+    /// after a crash, which frees a server's slots early.
+    fn started(&mut self, t: f64) {
+        match self.starts.back() {
+            Some(&last) if t < last => {
+                let at = self.starts.partition_point(|&start| start <= t);
+                self.starts.insert(at, t);
+            }
+            _ => self.starts.push_back(t),
+        }
+    }
+
+    /// Counts the starts at or before `t`, the clock advanced to each in
+    /// turn, as if each had been its own event before what happens at `t`.
+    fn count_starts(&mut self, t: f64, period_ms: f64, slots: u32) {
+        while let Some(&start) = self.starts.front() {
+            if start > t {
+                break;
+            }
+            self.starts.pop_front();
+            self.advance(start, period_ms, slots);
+            self.running += 1;
+        }
+    }
+
+    /// A request ends at `t`, `ok` or failed.
+    fn ended(&mut self, t: f64, ok: bool, period_ms: f64, slots: u32) {
+        self.count_starts(t, period_ms, slots);
+        self.advance(t, period_ms, slots);
+        self.running = self.running.saturating_sub(1);
+        self.finished += 1;
+        self.failed += u32::from(!ok);
+    }
+
+    /// The clock reaches `t` (a period's close), starts until then counted.
+    fn close_until(&mut self, t: f64, period_ms: f64, slots: u32) {
+        self.count_starts(t, period_ms, slots);
+        self.advance(t, period_ms, slots);
+    }
+
+    /// The report of the last closed period, as `server` sends it.
+    fn report(&self, server: usize) -> Message {
+        let (qps, eps, utilization) = self.closed;
+        Message::LoadReport { server, qps, eps, utilization }
+    }
 }
 
 #[cfg(feature = "current-rules")]
@@ -186,6 +237,9 @@ impl Meter {
 pub(crate) struct Bus {
     subscription: Subscription,
     events: BinaryHeap<Reverse<Event>>,
+    /// With load reports alone: the ends, as [`end_key`]s, apart from
+    /// `events` (which then holds only the periods' closes).
+    ends: Option<BinaryHeap<Reverse<u128>>>,
     /// Probes on their way and their replies: sent in time order a fixed
     /// half round trip ahead, each kind is due in the order it was
     /// scheduled, so a queue keeps it instead of the heap (an event
@@ -203,6 +257,12 @@ pub(crate) struct Bus {
     free_replies: Vec<u32>,
     /// No period ends after this (the last arrival), so a run's bus runs dry.
     horizon_ms: f64,
+    /// Slots a server has, as the servers said at the last delivery (0
+    /// before any).
+    slots: u32,
+    /// Probes as they reached their servers, up to a cap, when a replay
+    /// keeps them.
+    seen: Option<(Vec<crate::fleet::Probe>, usize)>,
     /// Each copy's wake-up (grown as copies ask; empty without wake-ups).
     wakes: Vec<Wake>,
 }
@@ -234,6 +294,12 @@ impl Bus {
     pub(crate) fn served(&mut self, _: Served) {}
     pub(crate) fn picked(&mut self, _: f64, _: usize, _: &mut dyn Balancer, _: &mut Rng) {}
     pub(crate) fn deliver(&mut self, _: f64, _: &mut [Box<dyn Balancer>], _: &mut dyn Servers) {}
+    #[cfg(feature = "replay")]
+    pub(crate) fn keep_probes(&mut self, _: usize) {}
+    #[cfg(feature = "replay")]
+    pub(crate) fn take_probes(&mut self) -> alloc::vec::Vec<crate::fleet::Probe> {
+        alloc::vec::Vec::new()
+    }
 }
 
 /// One dispatch, as the bus hears of it.
@@ -267,9 +333,11 @@ impl Bus {
         }
         let period = subscription.load_reports.map_or(f64::INFINITY, |r| r.period_ms);
         let meter = Meter { period_end_ms: period, ..Meter::default() };
+        let reports_alone = subscription.probes.is_none() && subscription.idle.is_none();
         let mut bus = Bus {
             subscription,
             events: BinaryHeap::new(),
+            ends: reports_alone.then(BinaryHeap::new),
             reaches: VecDeque::new(),
             answers: VecDeque::new(),
             seq: 0,
@@ -284,6 +352,8 @@ impl Bus {
             replies: Vec::new(),
             free_replies: Vec::new(),
             horizon_ms,
+            slots: 0,
+            seen: None,
             wakes: Vec::new(),
         };
         if subscription.idle.is_some() {
@@ -344,18 +414,45 @@ impl Bus {
         }
     }
 
+    /// Keeps the first `cap` probes as they reach their servers (a replay
+    /// shows them).
+    #[cfg(feature = "replay")]
+    pub(crate) fn keep_probes(&mut self, cap: usize) {
+        self.seen = Some((Vec::new(), cap));
+    }
+
+    /// The probes kept, in the order they reached their servers.
+    #[cfg(feature = "replay")]
+    pub(crate) fn take_probes(&mut self) -> Vec<crate::fleet::Probe> {
+        self.seen.take().map(|(probes, _)| probes).unwrap_or_default()
+    }
+
     /// Whether the bus needs a request's in-flight count on arrival.
     pub(crate) fn wants_in_flight(&self) -> bool {
         self.subscription.probes.is_some()
     }
 
     /// A request was dispatched: it starts and ends as fixed.
+    #[inline]
     pub(crate) fn served(&mut self, served: Served) {
         let meter = &mut self.meters[served.server];
         // Assigned a request, a server leaves the idle queue it was in.
         meter.idle_in = None;
-        if self.subscription.load_reports.is_some() {
-            self.push(served.start_ms, What::Start { server: served.server as u32 });
+        if let Some(reporting) = self.subscription.load_reports {
+            if served.start_ms <= served.arrival_ms && self.slots > 0 {
+                // Started on arrival: after all of its server's due by then
+                // (delivered before the pick), so counted at once.
+                meter.count_starts(served.start_ms, reporting.period_ms, self.slots);
+                meter.advance(served.start_ms, reporting.period_ms, self.slots);
+                meter.running += 1;
+            } else {
+                meter.started(served.start_ms);
+            }
+        }
+        if let Some(ends) = &mut self.ends {
+            self.seq += 1;
+            ends.push(Reverse(end_key(served.done_ms, self.seq, served.copy, served.server, served.ok)));
+            return;
         }
         let latency_ms = served.done_ms - served.arrival_ms;
         self.push(
@@ -371,6 +468,7 @@ impl Bus {
     }
 
     /// Copy `copy`'s rule picked at `now`: the probes it sends go out.
+    #[inline]
     pub(crate) fn picked(&mut self, now: f64, copy: usize, rule: &mut dyn Balancer, rng: &mut Rng) {
         let Some(probing) = self.subscription.probes else { return };
         let mut probes = core::mem::take(&mut self.probes);
@@ -407,50 +505,41 @@ impl Bus {
         servers: &mut dyn Servers,
     ) {
         let until = bits(until);
+        if let Some(ends) = &self.ends {
+            // Most arrivals find nothing due.
+            let end = ends.peek().map_or(u64::MAX, |&Reverse(key)| (key >> 64) as u64);
+            let close = self.events.peek().map_or(u64::MAX, |Reverse(e)| e.at);
+            if end.min(close) > until {
+                return;
+            }
+        }
         let slots = servers.slots();
+        self.slots = slots;
         let period = self.subscription.load_reports.map_or(f64::INFINITY, |r| r.period_ms);
+        if self.ends.is_some() {
+            self.deliver_reports(until, copies, slots, period);
+            return;
+        }
         while let Some(event) = self.next_due(until) {
             let t = f64::from_bits(event.at);
             let copy_of = |c: u32| (c as usize).min(copies.len() - 1);
             match event.what {
-                What::Start { server } => {
-                    let meter = &mut self.meters[server as usize];
-                    meter.advance(t, period, slots);
-                    meter.running += 1;
-                }
                 What::End { server, copy, ok, arrived_in_flight, latency_ms } => {
                     let s = server as usize;
                     let meter = &mut self.meters[s];
                     if self.subscription.load_reports.is_some() {
-                        meter.advance(t, period, slots);
-                        meter.running = meter.running.saturating_sub(1);
-                        meter.finished += 1;
-                        meter.failed += u32::from(!ok);
+                        meter.ended(t, ok, period, slots);
                     }
                     if let Some(recent) = self.recents.get_mut(s) {
                         recent.finished(arrived_in_flight, latency_ms);
                     }
                     if self.subscription.load_reports.is_some_and(|r| !r.out_of_band) {
-                        let (qps, eps, utilization) = meter.closed;
-                        let report = Message::LoadReport { server: s, qps, eps, utilization };
-                        copies[copy_of(copy)].receive(t, &report);
+                        copies[copy_of(copy)].receive(t, &meter.report(s));
                     }
                     self.announce(s, t, copies, &*servers);
                 }
                 What::Announce { server } => self.announce(server as usize, t, copies, &*servers),
-                What::Period => {
-                    for s in 0..self.meters.len() {
-                        self.meters[s].advance(t, period, slots);
-                        let (qps, eps, utilization) = self.meters[s].closed;
-                        let report = Message::LoadReport { server: s, qps, eps, utilization };
-                        for copy in copies.iter_mut() {
-                            copy.receive(t, &report);
-                        }
-                    }
-                    if t + period <= self.horizon_ms {
-                        self.push(t + period, What::Period);
-                    }
-                }
+                What::Period => self.close_period(t, copies, slots, period),
                 What::Reach { server, copy } => {
                     let s = server as usize;
                     let Some(probing) = self.subscription.probes else { continue };
@@ -458,6 +547,18 @@ impl Bus {
                     let latency_ms = self.recents[s].estimate(in_flight);
                     if probing.cost_ms > 0.0 {
                         servers.spend(s, t, probing.cost_ms);
+                    }
+                    if let Some((seen, _)) = self.seen.as_mut().filter(|(seen, cap)| seen.len() < *cap) {
+                        let half = probing.rtt_ms / 2.0;
+                        seen.push(crate::fleet::Probe {
+                            copy,
+                            server,
+                            sent_ms: t - half,
+                            reached_ms: t,
+                            replied_ms: t + half,
+                            in_flight,
+                            latency_ms,
+                        });
                     }
                     let message = Message::ProbeReply { server: s, reached_ms: t, in_flight, latency_ms };
                     let reply = match self.free_replies.pop() {
@@ -506,6 +607,50 @@ impl Bus {
         }
     }
 
+    /// Delivers, for a rule that hears load reports alone, the ends and
+    /// periods' closes due at or before `until`: an end before a close at
+    /// the same instant, as in [`Bus::deliver`].
+    fn deliver_reports(&mut self, until: u64, copies: &mut [Box<dyn Balancer>], slots: u32, period: f64) {
+        let per_call = self.subscription.load_reports.is_some_and(|r| !r.out_of_band);
+        loop {
+            let close = self.events.peek().map(|Reverse(e)| e.at);
+            let end = self.ends.as_ref().and_then(|ends| ends.peek()).map(|&Reverse(key)| key);
+            match end {
+                Some(key) if ((key >> 64) as u64) <= until.min(close.unwrap_or(u64::MAX)) => {
+                    self.ends.as_mut().map(BinaryHeap::pop);
+                    let (t, copy, server, ok) = end_of(key);
+                    let meter = &mut self.meters[server];
+                    meter.ended(t, ok, period, slots);
+                    if per_call {
+                        copies[copy.min(copies.len() - 1)].receive(t, &meter.report(server));
+                    }
+                }
+                _ => match close {
+                    Some(at) if at <= until => {
+                        self.events.pop();
+                        self.close_period(f64::from_bits(at), copies, slots, period);
+                    }
+                    _ => return,
+                },
+            }
+        }
+    }
+
+    /// A report period closes at `t`: every server sends its figures to
+    /// every copy, and the next close is due a period later.
+    fn close_period(&mut self, t: f64, copies: &mut [Box<dyn Balancer>], slots: u32, period: f64) {
+        for s in 0..self.meters.len() {
+            self.meters[s].close_until(t, period, slots);
+            let report = self.meters[s].report(s);
+            for copy in copies.iter_mut() {
+                copy.receive(t, &report);
+            }
+        }
+        if t + period <= self.horizon_ms {
+            self.push(t + period, What::Period);
+        }
+    }
+
     /// `server` at `t`: if it has a free slot and is in no idle queue, it
     /// joins one copy's, the shortest of those it samples.
     fn announce(&mut self, server: usize, t: f64, copies: &mut [Box<dyn Balancer>], servers: &dyn Servers) {
@@ -524,6 +669,28 @@ impl Bus {
         self.meters[server].idle_in = Some(best as u32);
         copies[best].receive(t, &Message::Idle { server });
     }
+}
+
+/// An end as one integer, so the heap compares without branching (as the
+/// engine's completions, `server::completion`): its time's bits, then the
+/// order it was scheduled in (its low 32 bits: ends at one instant are
+/// over 2^32 schedulings apart only in runs far past the `requests`
+/// field's range), the copy, the server (both at most 1,024 by the
+/// fields' ranges: 15 and 16 bits) and the outcome.
+#[cfg(feature = "current-rules")]
+fn end_key(done_ms: f64, seq: u64, copy: usize, server: usize, ok: bool) -> u128 {
+    (u128::from(bits(done_ms)) << 64)
+        | (u128::from(seq as u32) << 32)
+        | ((copy.min(0x7fff) as u128) << 17)
+        | ((server as u128 & 0xffff) << 1)
+        | u128::from(ok)
+}
+
+/// An [`end_key`]'s time, copy, server and outcome.
+#[cfg(feature = "current-rules")]
+fn end_of(key: u128) -> (f64, usize, usize, bool) {
+    let low = key as u32;
+    (f64::from_bits((key >> 64) as u64), (low >> 17) as usize, ((low >> 1) & 0xffff) as usize, low & 1 == 1)
 }
 
 #[cfg(feature = "current-rules")]

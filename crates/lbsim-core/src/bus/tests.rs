@@ -369,3 +369,100 @@ fn an_idle_interval_of_zero_never_wakes_a_prequal_copy() {
     bus.deliver(10_000.0, &mut rules, &mut servers);
     assert_eq!(servers.spent_ms / 0.25, 3.0);
 }
+
+/// Two slots that the test's servers report.
+struct TwoSlots;
+
+impl Servers for TwoSlots {
+    fn in_flight_at(&self, _server: usize, _t: f64) -> u32 {
+        0
+    }
+    fn free_at(&self, _server: usize, _t: f64) -> bool {
+        false
+    }
+    fn spend(&mut self, _server: usize, _t: f64, _ms: f64) {}
+    fn slots(&self) -> u32 {
+        2
+    }
+}
+
+/// A server's utilization is its busy slot time over its slot time,
+/// whether a request starts on arrival or waits: two slots, a period of
+/// 100 ms, A busy 10 to 60 (on arrival) and D 50 to 80 (waiting), D's
+/// start scheduled after B's at 110 though earlier (as after a crash
+/// frees slots early): 50 + 30 = 80 slot ms of 200 in the first period,
+/// two finished in 0.1 s. E's completion in the next period brings it.
+#[test]
+fn utilization_is_busy_slot_time_whenever_the_starts_are_counted() {
+    let subscription = Subscription {
+        load_reports: Some(Reporting { period_ms: 100.0, out_of_band: false }),
+        ..Subscription::NOTHING
+    };
+    let mut bus = Bus::new(subscription, 1, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let (mut rules, logs) = copies(subscription, 2);
+    let mut servers = TwoSlots;
+    let served = |copy, arrival_ms, start_ms, done_ms| Served {
+        copy,
+        server: 0,
+        arrival_ms,
+        start_ms,
+        done_ms,
+        ok: true,
+        in_flight: 0,
+    };
+    // As the engines do: what is due by an arrival is delivered before it.
+    for (copy, arrival, start, done) in
+        [(0, 10.0, 10.0, 60.0), (0, 20.0, 110.0, 130.0), (0, 40.0, 50.0, 80.0), (1, 140.0, 140.0, 150.0)]
+    {
+        bus.deliver(arrival, &mut rules, &mut servers);
+        bus.served(served(copy, arrival, start, done));
+    }
+    bus.deliver(150.0, &mut rules, &mut servers);
+    assert_eq!(count(&logs), [3, 1]);
+    assert_eq!(
+        last(&logs[1]),
+        (150.0, Message::LoadReport { server: 0, qps: 20.0, eps: 0.0, utilization: 0.4 })
+    );
+}
+
+/// Out of band, a period's close counts the starts before it even when
+/// no request has ended since: A waits from 10 and runs from 60, so the
+/// close at 100 finds one of two slots busy for 40 of 100 ms.
+#[test]
+fn a_periods_close_counts_the_starts_before_it() {
+    let subscription = Subscription {
+        load_reports: Some(Reporting { period_ms: 100.0, out_of_band: true }),
+        ..Subscription::NOTHING
+    };
+    let mut bus = Bus::new(subscription, 1, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let (mut rules, logs) = copies(subscription, 1);
+    let mut servers = TwoSlots;
+    bus.deliver(10.0, &mut rules, &mut servers);
+    bus.served(Served {
+        copy: 0,
+        server: 0,
+        arrival_ms: 10.0,
+        start_ms: 60.0,
+        done_ms: 150.0,
+        ok: true,
+        in_flight: 0,
+    });
+    bus.deliver(100.0, &mut rules, &mut servers);
+    assert_eq!(
+        last(&logs[0]),
+        (100.0, Message::LoadReport { server: 0, qps: 0.0, eps: 0.0, utilization: 0.2 })
+    );
+}
+
+/// An end packed for the heap keeps its copy, server and outcome at the
+/// `balancers` and `servers` fields' largest values, and ends order by
+/// time, then by the order they were scheduled in.
+#[test]
+fn an_end_keeps_its_copy_and_server_up_to_the_fields_ranges() {
+    let most = |key| crate::scenario::field_spec(key).map_or(0, |f| f.max as usize) - 1;
+    let (copy, server) = (most("balancers"), most("servers"));
+    assert_eq!(end_of(end_key(12.5, 7, copy, server, false)), (12.5, copy, server, false));
+    assert_eq!(end_of(end_key(0.0, 1, 0, 0, true)), (0.0, 0, 0, true));
+    assert!(end_key(1.0, 9, copy, server, true) < end_key(2.0, 1, 0, 0, true));
+    assert!(end_key(2.0, 1, copy, server, true) < end_key(2.0, 2, 0, 0, true));
+}

@@ -6,6 +6,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use crate::balancer::row::Grpc;
 use crate::balancer::AlgorithmId;
 use crate::scenario::{Expression, InConfig, Scenario, FIELDS, IN_CONFIG};
 
@@ -18,11 +19,13 @@ pub enum Program {
     Haproxy,
     /// Envoy (a cluster in YAML).
     Envoy,
+    /// gRPC (a service config's `loadBalancingConfig`, in JSON).
+    Grpc,
 }
 
 impl Program {
     /// Every program, as `--for` lists them.
-    pub const ALL: [Program; 3] = [Program::Nginx, Program::Haproxy, Program::Envoy];
+    pub const ALL: [Program; 4] = [Program::Nginx, Program::Haproxy, Program::Envoy, Program::Grpc];
 
     /// The program's name in `--for`.
     pub fn id(self) -> &'static str {
@@ -30,6 +33,7 @@ impl Program {
             Program::Nginx => "nginx",
             Program::Haproxy => "haproxy",
             Program::Envoy => "envoy",
+            Program::Grpc => "grpc",
         }
     }
 
@@ -39,6 +43,7 @@ impl Program {
             Program::Nginx => "NGINX 1.22",
             Program::Haproxy => "HAProxy 2.6",
             Program::Envoy => "Envoy",
+            Program::Grpc => "gRPC",
         }
     }
 }
@@ -160,6 +165,17 @@ pub fn check(scenario: &Scenario, request: &Request) -> Result<(), (&'static str
             }
         }
     }
+    if request.program == Program::Grpc && request.rule.in_programs().grpc == Some(Grpc::RingHash) {
+        if let Key::Header(name) = &request.key {
+            if name.to_ascii_lowercase().ends_with("-bin") {
+                return Err((
+                    "key",
+                    format!("header:{name}"),
+                    "a header not ending in -bin: gRPC's ring hash refuses binary headers (gRFC A76)".into(),
+                ));
+            }
+        }
+    }
     if request.full {
         let names: Vec<String> = (0..scenario.servers as usize).map(|i| scenario.server_name(i)).collect();
         if let Some(name) = names.iter().find(|n| is_local(n, u32::from(request.port))) {
@@ -208,6 +224,7 @@ pub(super) fn expression(in_config: &InConfig, program: Program) -> Expression {
         Program::Nginx => in_config.nginx,
         Program::Haproxy => in_config.haproxy,
         Program::Envoy => in_config.envoy,
+        Program::Grpc => in_config.grpc,
     }
 }
 
@@ -229,7 +246,10 @@ pub(super) fn unexpressed(scenario: &Scenario, program: Program, rule: Algorithm
             out.push(note.to_string());
         }
     }
-    if (0..scenario.servers as usize).any(|i| !scenario.server_name(i).contains(':')) {
+    // gRPC's service config names no server, so it renames none.
+    if program != Program::Grpc
+        && (0..scenario.servers as usize).any(|i| !scenario.server_name(i).contains(':'))
+    {
         out.push(
             "servers not named as addresses are written as 127.0.0.1:8081..; a hashing balancer hashes those, \
              so name them as your config does (--names) for lbsim's prediction to hold"

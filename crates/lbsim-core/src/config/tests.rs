@@ -183,3 +183,139 @@ fn envoys_client_side_weights_are_its_load_balancing_policy() {
         }
     }
 }
+
+/// The JSON of `lbsim config --for grpc`: the lines after the `#` notes.
+fn grpc_json(scenario: &Scenario, rule: AlgorithmId, key: Key) -> serde_json::Value {
+    let request = Request { program: Program::Grpc, rule, full: true, key, port: 8080 };
+    let text = write(scenario, &request);
+    let json: String = text.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{}: not JSON ({e}):\n{text}", rule.id()))
+}
+
+/// Whether `text` is a duration as protobuf's JSON mapping writes one,
+/// which gRPC's parsers read: seconds, up to nine decimals, then `s`.
+fn is_json_duration(text: &str) -> bool {
+    let Some(number) = text.strip_suffix('s') else { return false };
+    let (whole, part) = number.split_once('.').unwrap_or((number, "0"));
+    !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && (1..=9).contains(&part.len())
+        && part.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Every policy and setting `lbsim config --for grpc` writes is one gRPC
+/// reads, by the name and kind grpc-go's parsers give it
+/// (`tests/oracles/grpc_service_config.txt`): gRPC ignores a name it does
+/// not know, so a misspelt setting would pass its parser and be left at
+/// its default; a duration must be a string like "10s".
+#[test]
+fn every_grpc_policy_and_setting_is_one_grpc_reads() {
+    let oracle = include_str!("../../../../tests/oracles/grpc_service_config.txt");
+    let policies: Vec<&str> = oracle.lines().filter_map(|l| l.strip_prefix("policy ")).collect();
+    let kind_of = |policy: &str, name: &str| {
+        oracle.lines().filter_map(|l| l.strip_prefix("setting ")).find_map(|l| {
+            let parts: Vec<&str> = l.split(' ').collect();
+            (parts[0] == policy && parts[1] == name).then(|| parts[2].to_string())
+        })
+    };
+    let mut learned = Scenario::default();
+    for (key, value) in [("blackout", "2500"), ("out-of-band", "true"), ("error-penalty", "0.5")] {
+        learned.set(key, value).unwrap();
+    }
+    let mut wide = Scenario::default();
+    wide.set("servers", "900").unwrap();
+    wide.set("vnodes", "1000").unwrap();
+    let mut seen = Vec::new();
+    for scenario in [Scenario::default(), learned, wide] {
+        for &rule in AlgorithmId::ALL {
+            for key in [Key::Arg("user".into()), Key::Header("X-User".into())] {
+                let json = grpc_json(&scenario, rule, key);
+                let top = json.as_object().unwrap();
+                assert_eq!(top.keys().collect::<Vec<_>>(), ["loadBalancingConfig"], "{json}");
+                for entry in top["loadBalancingConfig"].as_array().unwrap() {
+                    let entry = entry.as_object().unwrap();
+                    assert_eq!(entry.len(), 1, "one policy an entry: {json}");
+                    let (policy, settings) = entry.iter().next().unwrap();
+                    assert!(policies.contains(&policy.as_str()), "{}: {policy} is no gRPC policy", rule.id());
+                    for (name, value) in settings.as_object().unwrap() {
+                        let kind = kind_of(policy, name)
+                            .unwrap_or_else(|| panic!("{}: {policy} has no setting {name}", rule.id()));
+                        let fits = match kind.as_str() {
+                            "duration" => value.as_str().is_some_and(is_json_duration),
+                            "count" => value.as_u64().is_some_and(|n| n <= 8 * 1024 * 1024),
+                            "number" => value.is_number(),
+                            "bool" => value.is_boolean(),
+                            "text" => value.is_string(),
+                            other => panic!("the oracle's kind {other}"),
+                        };
+                        assert!(fits, "{}: {policy}.{name} = {value} is no {kind}", rule.id());
+                        seen.push(format!("{policy}.{name}"));
+                    }
+                }
+            }
+        }
+    }
+    // Each setting the oracle lists is written by some rule, so the list
+    // and the writer cannot drift apart unseen.
+    for line in oracle.lines().filter_map(|l| l.strip_prefix("setting ")) {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let setting = format!("{}.{}", parts[0], parts[1]);
+        assert!(seen.contains(&setting), "{setting}: never written");
+    }
+}
+
+/// The policy each rule becomes in gRPC: weighted round robin with the
+/// learned weights' settings as gRFC A58 names them, round robin, least
+/// request with two choices (with round robin after it for gRPC C-core,
+/// which has none), a ring of the size lbsim builds hashing the key's
+/// header; every other rule says gRPC has no such rule.
+#[test]
+fn each_rule_is_the_grpc_policy_that_expresses_it() {
+    let mut s = Scenario::default();
+    s.set("report-period", "2500").unwrap();
+    s.set("expiration", "90500").unwrap();
+    let header = || Key::Header("X-User".into());
+    let policy = |rule| grpc_json(&s, rule, header())["loadBalancingConfig"].clone();
+    assert_eq!(
+        policy(AlgorithmId::GrpcWrr),
+        serde_json::json!([{ "weighted_round_robin": {
+            "enableOobLoadReport": false,
+            "oobReportingPeriod": "2.5s",
+            "blackoutPeriod": "10s",
+            "weightExpirationPeriod": "90.5s",
+            "weightUpdatePeriod": "1s",
+            "errorUtilizationPenalty": 1,
+        }}])
+    );
+    assert_eq!(policy(AlgorithmId::RoundRobin), serde_json::json!([{ "round_robin": {} }]));
+    for rule in [AlgorithmId::PowerOfTwo, AlgorithmId::LeastRequest] {
+        assert_eq!(
+            policy(rule),
+            serde_json::json!([{ "least_request_experimental": { "choiceCount": 2 } }, { "round_robin": {} }])
+        );
+    }
+    // 4 servers of weight 1 at 160 points each.
+    assert_eq!(
+        policy(AlgorithmId::ConsistentHash),
+        serde_json::json!([{ "ring_hash_experimental": {
+            "minRingSize": 640, "maxRingSize": 640, "requestHashHeader": "x-user"
+        }}])
+    );
+    for &rule in AlgorithmId::ALL {
+        let text = config(&s, Program::Grpc, rule);
+        let said = text.contains(&format!("# {}: not in gRPC; round_robin is written instead", rule.id()));
+        assert_eq!(said, rule.in_programs().grpc.is_none(), "{text}");
+        if said {
+            assert_eq!(policy(rule), serde_json::json!([{ "round_robin": {} }]));
+        }
+    }
+    // gRPC's ring hash refuses a binary header.
+    let request = Request {
+        program: Program::Grpc,
+        rule: AlgorithmId::ConsistentHash,
+        full: true,
+        key: Key::Header("id-bin".into()),
+        port: 8080,
+    };
+    assert_eq!(check(&s, &request).map_err(|e| e.0), Err("key"));
+}

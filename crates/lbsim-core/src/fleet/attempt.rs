@@ -62,6 +62,9 @@ impl State {
         if let Some(bus) = &mut run.bus {
             let r = c.min(run.copies.len() - 1);
             bus.picked(now, c, &mut *run.copies[r], &mut run.rng);
+            if self.keep_log {
+                self.log_weights(now, r, &*run.copies[r]);
+            }
         }
         if previous.is_some() {
             self.retries += 1;
@@ -349,6 +352,20 @@ impl State {
             self.in_order += 1;
             self.early -= 1;
         }
+    }
+
+    /// Copy `copy`'s weights after a pick at `now`, logged when they
+    /// differ from the last it logged (a replay shows the update).
+    #[cold]
+    #[inline(never)]
+    fn log_weights(&mut self, now: f64, copy: usize, rule: &dyn crate::balancer::Balancer) {
+        let Some(weights) = rule.weights() else { return };
+        let copy = copy as u32;
+        let last = self.weight_updates.iter().rev().find(|u| u.copy == copy);
+        if last.is_some_and(|u| u.weights[..] == *weights) {
+            return;
+        }
+        self.weight_updates.push(super::WeightUpdate { at_ms: now, copy, weights: weights.to_vec() });
     }
 
     /// Out of line: only a replay keeps the log, and the page's module

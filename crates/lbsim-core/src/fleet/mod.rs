@@ -33,7 +33,7 @@ use crate::server::AlgorithmRun;
 use crate::workload::Workload;
 
 pub(crate) use self::state::State;
-pub use self::state::{Attempt, Cause, Logs, Outcome, Verdict};
+pub use self::state::{Attempt, Cause, Logs, Outcome, Probe, Verdict, WeightUpdate};
 
 impl State {
     /// Runs up to `budget` more arrivals; true when the run is over.

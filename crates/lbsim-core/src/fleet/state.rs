@@ -60,9 +60,42 @@ pub struct Verdict {
     pub out: Option<Cause>,
 }
 
+/// A probe a copy sent, as its reply told it (docs/model.md#what-a-rule-may-know).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Probe {
+    /// The balancer copy that sent it (0-based).
+    pub copy: u32,
+    /// The server probed (0-based).
+    pub server: u32,
+    /// When it was sent, ms: half a probe round trip before it reached
+    /// the server.
+    pub sent_ms: f64,
+    /// When it reached the server, ms: what its figures are as of.
+    pub reached_ms: f64,
+    /// When its reply reached the copy, ms.
+    pub replied_ms: f64,
+    /// Requests the server held then.
+    pub in_flight: u32,
+    /// The server's latency estimate then, ms (none before it finished any).
+    pub latency_ms: Option<f64>,
+}
+
+/// A copy's learned weights changed at a pick: the weights it picks by
+/// from then on, one a server (`Balancer::weights`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightUpdate {
+    /// When, in ms: the pick that brought them in force.
+    pub at_ms: f64,
+    /// The balancer copy (0-based).
+    pub copy: u32,
+    /// The weights, one a server.
+    pub weights: Vec<f64>,
+}
+
 /// A run's log, when kept: every attempt in the order sent, every answer
 /// (request, when, whether it succeeded) in the order they came, every
-/// verdict in the order given.
+/// verdict in the order given, every probe in the order it reached its
+/// server, every weight update in the order of the picks.
 #[derive(Clone, Debug, Default)]
 pub struct Logs {
     /// The attempts.
@@ -71,6 +104,10 @@ pub struct Logs {
     pub answered: Vec<(u32, f64, bool)>,
     /// The health verdicts.
     pub verdicts: Vec<Verdict>,
+    /// The probes (a rule that probes).
+    pub probes: Vec<Probe>,
+    /// The weight updates (a rule that learns weights).
+    pub weights: Vec<WeightUpdate>,
 }
 
 /// One attempt of one request on one server.
@@ -207,6 +244,8 @@ pub(crate) struct State {
     pub(super) answered: Vec<(u32, f64, bool)>,
     /// With the log kept: each copy's verdicts on the servers.
     pub(super) verdicts: Vec<Verdict>,
+    /// With the log kept: each copy's weight updates.
+    pub(super) weight_updates: Vec<WeightUpdate>,
     pub(super) horizon_ms: f64,
     /// Servers' caches, when they keep them (docs/model.md#caches-and-connections).
     pub(super) caches: Option<Caches>,
@@ -318,6 +357,7 @@ impl State {
             keep_log,
             answered: Vec::new(),
             verdicts: Vec::new(),
+            weight_updates: Vec::new(),
             horizon_ms: workload.horizon_ms(),
         };
         state.probe_ms = state.probe_time(0);
@@ -357,7 +397,13 @@ impl State {
     /// The run's log (empty unless it was kept).
     pub(crate) fn logs(self) -> Logs {
         if self.keep_log {
-            Logs { attempts: self.attempts, answered: self.answered, verdicts: self.verdicts }
+            Logs {
+                attempts: self.attempts,
+                answered: self.answered,
+                verdicts: self.verdicts,
+                probes: Vec::new(),
+                weights: self.weight_updates,
+            }
         } else {
             Logs::default()
         }

@@ -10,6 +10,11 @@
 //! verdict late in the window may differ, since the requests after the
 //! window are not there to change it. A run no longer than the window is
 //! replayed whole, and the counters at its end are its report's figures.
+//!
+//! What a rule heard and learned is in it too: the probes its copies sent
+//! (when sent, reached and answered, and what each reply carried) and
+//! each change of a copy's learned weights, in the run's order
+//! (docs/model.md#learned-weights-in-a-trace-and-a-replay).
 
 use alloc::vec::Vec;
 
@@ -20,6 +25,7 @@ use crate::engine::Prepared;
 use crate::fleet;
 use crate::fleet::timeline::{Condition, Timeline};
 use crate::fleet::{Outcome, Verdict};
+pub use crate::fleet::{Probe, WeightUpdate};
 use crate::report::percentiles;
 #[cfg(feature = "replay")]
 use crate::scenario::{Scenario, ScenarioError};
@@ -36,6 +42,14 @@ pub use self::view::{
 /// make more attempts than requests, and the log is cut to the requests
 /// whose attempts all fit.
 pub const MAX_ATTEMPTS: usize = 20_000;
+
+/// The most probes a replay carries, the first sent: three a request (the
+/// Prequal paper's probe rate) for a window of [`MAX_ATTEMPTS`].
+pub const MAX_PROBES: usize = 60_000;
+
+/// The most weight updates a replay carries, the first made: one a
+/// second per copy for a window of many minutes.
+pub const MAX_WEIGHT_UPDATES: usize = 2_000;
 
 /// A server's state at a moment, as a replay shows it: what the scenario's
 /// events have made of it by then, read from the fleet's own
@@ -75,6 +89,24 @@ impl ServerState {
     /// then as ended).
     pub fn at(timeline: &Timeline, s: usize, t_ms: f64) -> ServerState {
         timeline.at(s, t_ms).into()
+    }
+}
+
+/// A weight as the replay shows it (the page's view and `lbsim replay`):
+/// three significant figures (whole numbers from 100), no trailing
+/// zeros, no exponent.
+pub fn weight_text(w: f64) -> alloc::string::String {
+    let decimals = match libm::fabs(w) {
+        a if a >= 100.0 || a == 0.0 => 0,
+        a if a >= 10.0 => 1,
+        a if a >= 1.0 => 2,
+        _ => 3,
+    };
+    let text = alloc::format!("{w:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').into()
+    } else {
+        text
     }
 }
 
@@ -126,6 +158,12 @@ pub struct Replay {
     /// The balancer copies' health verdicts (servers taken out and back),
     /// up to the last answer.
     pub verdicts: Vec<Verdict>,
+    /// The probes the copies sent up to the last answer, in the order
+    /// they reached their servers, at most [`MAX_PROBES`].
+    pub probes: Vec<Probe>,
+    /// The copies' weight updates up to the last answer, in the order of
+    /// the picks that made them, at most [`MAX_WEIGHT_UPDATES`].
+    pub weights: Vec<WeightUpdate>,
 }
 
 /// What the replay's counters show at one moment.
@@ -149,6 +187,14 @@ pub struct Counters {
     /// Per server: the balancer copies that have it out by their health
     /// verdicts.
     pub out: Vec<u32>,
+    /// Probes sent by then.
+    pub probes: u32,
+    /// Per server: the last probe reply by then (any copy's), a rule that
+    /// probes.
+    pub replies: Vec<Option<Probe>>,
+    /// The first copy's weights in force then, a rule that learns them
+    /// (none before its first update).
+    pub weights: Option<Vec<f64>>,
 }
 
 /// The replay of `algorithm` over the scenario's first `window` requests
@@ -180,7 +226,7 @@ pub fn replays(
 impl Replay {
     /// Builds a replay from the fleet loop's logs of a whole run.
     fn new(algorithm: AlgorithmId, servers: usize, workload: &Workload, logs: fleet::Logs) -> Replay {
-        let fleet::Logs { attempts, answered, verdicts } = logs;
+        let fleet::Logs { attempts, answered, verdicts, mut probes, weights } = logs;
         // Cut to the requests whose attempts all fit: every attempt past the
         // cap belongs to a request at or after the cut.
         let cut = attempts.get(MAX_ATTEMPTS..).map_or(workload.requests.len(), |late| {
@@ -210,9 +256,14 @@ impl Replay {
                 hit: a.hit,
             })
             .collect();
-        let mut replay = Replay { algorithm, servers: servers as u32, requests, attempts, verdicts };
+        probes.truncate(MAX_PROBES);
+        let mut replay =
+            Replay { algorithm, servers: servers as u32, requests, attempts, verdicts, probes, weights };
         let end = replay.end_ms();
         replay.verdicts.retain(|v| v.at_ms <= end);
+        replay.probes.retain(|p| p.sent_ms <= end);
+        replay.weights.retain(|w| w.at_ms <= end);
+        replay.weights.truncate(MAX_WEIGHT_UPDATES);
         replay
     }
 }
@@ -270,7 +321,25 @@ impl Replay {
             }
         }
         c.p99_ms = (!latencies.is_empty()).then(|| percentiles(&latencies).p99);
+        c.replies = alloc::vec![None; servers];
+        for p in &self.probes {
+            c.probes += u32::from(p.sent_ms <= t_ms);
+            if p.replied_ms <= t_ms {
+                if let Some(last) = c.replies.get_mut(p.server as usize) {
+                    if last.is_none_or(|l| l.replied_ms <= p.replied_ms) {
+                        *last = Some(*p);
+                    }
+                }
+            }
+        }
+        c.weights = self.weights.iter().rfind(|w| w.copy == 0 && w.at_ms <= t_ms).map(|w| w.weights.clone());
         c
+    }
+
+    /// The probes sent in `(from_ms, t_ms]`, in the order they reached
+    /// their servers: what a view draws as recent.
+    pub fn probes_sent(&self, from_ms: f64, t_ms: f64) -> impl Iterator<Item = &Probe> {
+        self.probes.iter().filter(move |p| p.sent_ms > from_ms && p.sent_ms <= t_ms)
     }
 }
 

@@ -17,10 +17,10 @@ use super::error::ScenarioError;
 use super::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use super::notes as note;
 use super::spec::{FieldKind, Group, Spec, MAX_SEED};
-use super::table::{applies_or_always, is_skip_default, scenario};
+use super::table::{applies_or_always, in_grpc, is_skip_default, scenario};
 use super::value::FieldValue;
 use crate::balancer::builder::Builder;
-use crate::balancer::row::{Envoy, Haproxy, Nginx};
+use crate::balancer::row::{Envoy, Grpc, Haproxy, Nginx};
 use crate::balancer::{AlgorithmId, Setup};
 use crate::events::{self, Events};
 use crate::hash::HashFn;
@@ -50,6 +50,8 @@ pub struct InConfig {
     pub haproxy: Expression,
     /// Envoy's cluster.
     pub envoy: Expression,
+    /// gRPC's service config (its `loadBalancingConfig`).
+    pub grpc: Expression,
 }
 
 /// One row of the table: what the field is ([`Spec`], which the row
@@ -111,6 +113,9 @@ fn haproxy_rings(rule: AlgorithmId) -> bool {
 fn envoy_hashes(rule: AlgorithmId) -> bool {
     matches!(rule.in_programs().envoy, Some(Envoy::RingHash | Envoy::Maglev))
 }
+fn grpc_rings(rule: AlgorithmId) -> bool {
+    rule.in_programs().grpc == Some(Grpc::RingHash)
+}
 
 scenario! {
     /// A complete, self-contained description of one experiment.
@@ -126,7 +131,7 @@ scenario! {
     servers: u32 = 4
         => ("servers", Integer, 1.0, 1024.0, 1.0, Servers, "servers",
             "number of servers")
-        config(Written, Written, Written),
+        config(Written, Written, Written, grpc: Missing(note::GRPC_SERVERS)),
     /// Concurrent slots per server.
     slots: u32 = 8
         => ("slots", Integer, 1.0, 1024.0, 1.0, Servers, "slots per server",
@@ -207,17 +212,17 @@ scenario! {
     weights: Vec<u32> = Vec::new()
         => ("weights", NumberList, 1.0, 1000.0, 1.0, Servers, "weight per server",
             "weight per server, one per server")
-        config(Written, Written, Written),
+        config(Written, Written, Written, grpc: Missing(note::GRPC_SERVERS)),
     /// Server names; empty means `s1`..`sN`.
     names: Vec<String> = Vec::new()
         => ("names", NameList, 1.0, 32.0, 0.0, Servers, "server names",
             "server names, one per server (letters, digits, - _ and .; an address as host:port or [IPv6]:port)")
-        config(Written, Written, Written),
+        config(Written, Written, Written, grpc: Missing(note::GRPC_SERVERS)),
     /// Independent balancer copies, each with a partial view.
     balancers: u32 = 1
         => ("balancers", Integer, 1.0, 1_024.0, 1.0, Servers, "balancer copies",
             "balancer copies, each seeing only its own requests (at most 64 when a classic rule runs)")
-        config(Missing(note::COPIES), Missing(note::COPIES), Missing(note::COPIES)),
+        config(Missing(note::COPIES), Missing(note::COPIES), Missing(note::COPIES), grpc: Missing(note::COPIES)),
     /// Algorithms to run, in canonical order.
     algorithms: Vec<AlgorithmId> = AlgorithmId::classic()
         => ("algorithms", NameList, 0.0, 0.0, 0.0, Rules, "algorithms",
@@ -237,6 +242,7 @@ scenario! {
                 s.hash.is_some_and(|h| !HashFn::HAPROXY.contains(&h)) && haproxy_rings(r)
             }),
             MissingWhen(note::ENVOY_HASH, |s, r| s.hash.is_some_and(|h| h != HashFn::Xxh64) && envoy_hashes(r)),
+            grpc: MissingWhen(note::GRPC_HASH, |s, r| s.hash.is_some_and(|h| h != HashFn::Xxh64) && grpc_rings(r)),
         ),
     /// Ring points per weight unit (consistent-hash, bounded-load).
     vnodes: u32 = 160
@@ -247,6 +253,7 @@ scenario! {
             MissingWhen(note::NGINX_POINTS, |s, r| s.vnodes != 160 && nginx_hashes(r)),
             MissingWhen(note::HAPROXY_POINTS, |s, r| s.vnodes != 160 && haproxy_rings(r)),
             MissingWhen(note::ENVOY_POINTS, |s, r| s.vnodes != 160 && envoy_hashes(r)),
+            grpc: Written,
         ),
     /// HAProxy `hash-balance-factor` in percent (bounded-load).
     balance_factor: u32 = 125
@@ -256,6 +263,7 @@ scenario! {
             MissingWhen(note::NGINX_BOUNDED, |s, r| s.balance_factor != 125 && r.setup() == Setup::RingPerCopy),
             Written,
             MissingWhen(note::ENVOY_BOUNDED, |s, r| s.balance_factor != 125 && r.setup() == Setup::RingPerCopy),
+            grpc: MissingWhen(note::GRPC_BOUNDED, |s, r| s.balance_factor != 125 && r.setup() == Setup::RingPerCopy),
         ),
     /// Whose construction the rules follow: `lbsim` (the default), or a
     /// real balancer's (`nginx`, `haproxy`, `envoy`) or client's
@@ -278,6 +286,7 @@ scenario! {
             MissingWhen(note::NGINX_MAGLEV, |s, r| s.maglev_size != 65_537 && r.setup() == Setup::MaglevTable),
             MissingWhen(note::HAPROXY_MAGLEV, |s, r| s.maglev_size != 65_537 && r.setup() == Setup::MaglevTable),
             Written,
+            grpc: MissingWhen(note::GRPC_MAGLEV, |s, r| s.maglev_size != 65_537 && r.setup() == Setup::MaglevTable),
         ),
     /// Fleet events (docs/model.md#events); none: a fixed, healthy pool.
     events: Events = Events::default(), skip_default
@@ -302,14 +311,14 @@ scenario! {
         => ("retries", Integer, 0.0, 10.0, 1.0, Health, "retries",
             "retries of a failed request on another server")
         applies(Scenario::fleet_changes_at_layer_7)
-        config(Written, Written, Missing(note::ENVOY_RETRIES)),
+        config(Written, Written, Missing(note::ENVOY_RETRIES), grpc: Missing(note::GRPC_RETRIES)),
     /// Whether a 500 counts as failed for retries and passive checks
     /// (NGINX `proxy_next_upstream http_500`).
     count_5xx: bool = false, skip_default
         => ("count-5xx", Choice, 0.0, 0.0, 0.0, Health, "count 5xx as failed",
             "a 500 counts as failed (NGINX http_500; 1 and 0 read too)")
         applies(Scenario::fleet_changes_at_layer_7)
-        config(Written, Written, Missing(note::ENVOY_5XX)),
+        config(Written, Written, Missing(note::ENVOY_5XX), grpc: Missing(note::GRPC_RETRIES)),
     /// NGINX `max_fails` (0 = passive checks off).
     max_fails: u32 = 1, skip_default
         => ("max-fails", Integer, 0.0, 100.0, 1.0, Health, "max fails (NGINX; 0 = off)",
@@ -319,6 +328,7 @@ scenario! {
             Written,
             MissingWhen(note::HAPROXY_PASSIVE, Scenario::passive_checks),
             MissingWhen(note::ENVOY_PASSIVE, Scenario::passive_checks),
+            grpc: MissingWhen(note::GRPC_PASSIVE, Scenario::passive_checks),
         ),
     /// NGINX `fail_timeout` in ms.
     fail_timeout_ms: u32 = 10_000, skip_default
@@ -329,37 +339,38 @@ scenario! {
             Written,
             MissingWhen(note::HAPROXY_PASSIVE, Scenario::passive_checks),
             MissingWhen(note::ENVOY_PASSIVE, Scenario::passive_checks),
+            grpc: MissingWhen(note::GRPC_PASSIVE, Scenario::passive_checks),
         ),
     /// HAProxy `inter`: active check interval in ms (0 = off).
     check_ms: u32 = 0, skip_default
         => ("check-ms", Integer, 0.0, 600_000.0, 100.0, Health, "check interval (ms, HAProxy; 0 = off)",
             "active check interval in ms (HAProxy; 0 = off)")
         applies(Scenario::fleet_changes)
-        config(Missing(note::NGINX_ACTIVE), Written, Written),
+        config(Missing(note::NGINX_ACTIVE), Written, Written, grpc: Missing(note::GRPC_ACTIVE)),
     /// HAProxy `fall`: failed probes in a row that mark a server down.
     fall: u32 = 3, skip_default
         => ("fall", Integer, 1.0, 100.0, 1.0, Health, "fall (failed checks)",
             "failed checks in a row that mark a server down")
         applies(Scenario::fleet_changes)
-        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written),
+        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written, grpc: MissingWhen(note::GRPC_ACTIVE, Scenario::active_checks)),
     /// HAProxy `rise`: good probes in a row that mark it up.
     rise: u32 = 2, skip_default
         => ("rise", Integer, 1.0, 100.0, 1.0, Health, "rise (good checks)",
             "good checks in a row that mark it up")
         applies(Scenario::fleet_changes)
-        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written),
+        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written, grpc: MissingWhen(note::GRPC_ACTIVE, Scenario::active_checks)),
     /// What an active check probes.
     check: CheckKind = CheckKind::Tcp, skip_default
         => ("check", Choice, 0.0, 0.0, 0.0, Health, "check type",
             "active check (tcp fails on a crash, http also on fail)")
         applies(Scenario::fleet_changes)
-        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written),
+        config(MissingWhen(note::NGINX_ACTIVE, Scenario::active_checks), Written, Written, grpc: MissingWhen(note::GRPC_ACTIVE, Scenario::active_checks)),
     /// Envoy `consecutive_5xx` (0 = outlier detection off).
     outlier_5xx: u32 = 0, skip_default
         => ("outlier-5xx", Integer, 0.0, 100.0, 1.0, Health, "errors in a row to eject (Envoy; 0 = off)",
             "errors in a row that eject a server (Envoy; 0 = off)")
         applies(Scenario::fleet_changes)
-        config(Missing(note::NGINX_OUTLIER), Missing(note::HAPROXY_OUTLIER), Written),
+        config(Missing(note::NGINX_OUTLIER), Missing(note::HAPROXY_OUTLIER), Written, grpc: Missing(note::GRPC_OUTLIER)),
     /// Envoy `base_ejection_time` in ms.
     ejection_ms: u32 = 30_000, skip_default
         => ("ejection-ms", Integer, 1.0, 3_600_000.0, 100.0, Health, "ejection time (ms)",
@@ -369,6 +380,7 @@ scenario! {
             MissingWhen(note::NGINX_OUTLIER, Scenario::outlier_detection),
             MissingWhen(note::HAPROXY_OUTLIER, Scenario::outlier_detection),
             Written,
+            grpc: MissingWhen(note::GRPC_OUTLIER, Scenario::outlier_detection),
         ),
     /// Envoy `max_ejection_percent`.
     max_ejection: u32 = 10, skip_default
@@ -379,13 +391,14 @@ scenario! {
             MissingWhen(note::NGINX_OUTLIER, Scenario::outlier_detection),
             MissingWhen(note::HAPROXY_OUTLIER, Scenario::outlier_detection),
             Written,
+            grpc: MissingWhen(note::GRPC_OUTLIER, Scenario::outlier_detection),
         ),
     /// Warm-up of a joining or recovered server in ms (0 = off).
     warmup_ms: u32 = 0, skip_default
         => ("warmup-ms", Integer, 0.0, 3_600_000.0, 100.0, Health, "warm-up (ms; 0 = off)",
             "warm-up of a joining or recovered server, ms")
         applies(Scenario::fleet_changes)
-        config(Missing(note::WARM_UP), Missing(note::WARM_UP), Missing(note::WARM_UP)),
+        config(Missing(note::WARM_UP), Missing(note::WARM_UP), Missing(note::WARM_UP), grpc: Missing(note::WARM_UP)),
     /// Speed of a cold server, as a share of its speed.
     cold_speed: f64 = 0.25, skip_default
         => ("cold-speed", Real, 0.01, 1.0, 0.01, Health, "cold speed (share)",
@@ -397,7 +410,7 @@ scenario! {
         => ("slow-start-ms", Integer, 0.0, 3_600_000.0, 100.0, Health, "slow start (ms, Envoy; 0 = off)",
             "slow-start window in ms (Envoy; 0 = off)")
         applies(Scenario::fleet_changes)
-        config(Missing(note::NGINX_SLOW_START), Written, Written),
+        config(Missing(note::NGINX_SLOW_START), Written, Written, grpc: Missing(note::GRPC_SLOW_START)),
     /// Envoy slow start `aggression`.
     slow_start_aggression: f64 = 1.0, skip_default
         => ("slow-start-aggression", Real, 0.1, 10.0, 0.1, Health, "slow-start aggression",
@@ -407,6 +420,7 @@ scenario! {
             MissingWhen(note::NGINX_SLOW_START, Scenario::slow_start),
             MissingWhen(note::HAPROXY_AGGRESSION, |s, r| s.slow_start(r) && s.slow_start_aggression != 1.0),
             Written,
+            grpc: MissingWhen(note::GRPC_SLOW_START, Scenario::slow_start),
         ),
     /// Users each server caches, least recently used out first (0 = no
     /// caches; docs/model.md#caches-and-connections).
@@ -424,7 +438,7 @@ scenario! {
     layer: Layer = Layer::L7, skip_default
         => ("layer", Choice, 0.0, 0.0, 0.0, Locality, "balancer layer",
             "balancer layer (7: every request placed; 4: each user's long-lived connection placed once)")
-        config(Missing(note::NGINX_LAYER_4), Missing(note::HAPROXY_LAYER_4), Missing(note::ENVOY_LAYER_4)),
+        config(Missing(note::NGINX_LAYER_4), Missing(note::HAPROXY_LAYER_4), Missing(note::ENVOY_LAYER_4), grpc: Missing(note::GRPC_LAYER_4)),
     /// Layer 4: a connection is re-opened after this long, in ms (0 = never).
     conn_life_ms: u32 = 0, skip_default
         => ("conn-life-ms", Integer, 0.0, 86_400_000.0, 1000.0, Locality,
@@ -435,6 +449,7 @@ scenario! {
             Missing(note::CONNECTION_LIFE),
             Missing(note::CONNECTION_LIFE),
             Missing(note::CONNECTION_LIFE),
+            grpc: Missing(note::CONNECTION_LIFE),
         ),
     // An access log as the workload (docs/model.md#your-own-traffic).
     /// The access log whose requests are the workload, by its file's name
@@ -494,6 +509,7 @@ scenario! {
             MissingWhen(note::NGINX_BIAS, Scenario::biased_least_request),
             MissingWhen(note::HAPROXY_BIAS, Scenario::biased_least_request),
             Written,
+            grpc: MissingWhen(note::GRPC_BIAS, Scenario::biased_least_request),
         ),
     // Learned weights: gRPC's weighted_round_robin (gRFC A58) and Envoy's
     // client-side weighted round robin, which share these settings.
@@ -504,42 +520,42 @@ scenario! {
         => ("report-period", Integer, 10.0, 600_000.0, 100.0, Hashing, "load report period (ms)",
             "learned weights: the period a server's load report covers, ms (out of band: sent every period)")
         applies(Scenario::learns_weights)
-        config(Outside, Outside, Written),
+        config(Outside, Outside, Written, grpc: Written),
     /// gRFC A58's `blackoutPeriod`: a weight is used only this long after
     /// the server's first report, in ms (0: at once).
     blackout: u32 = 10_000, skip_default
         => ("blackout", Integer, 0.0, 3_600_000.0, 1000.0, Hashing, "weight blackout (ms)",
             "learned weights: a weight is used only this long after the server's first report, ms (gRFC A58 blackoutPeriod)")
         applies(Scenario::learns_weights)
-        config(Outside, Outside, Written),
+        config(Outside, Outside, Written, grpc: Written),
     /// gRFC A58's `weightExpirationPeriod`: a weight unrenewed this long
     /// is dropped, in ms.
     expiration: u32 = 180_000, skip_default
         => ("expiration", Integer, 100.0, 3_600_000.0, 1000.0, Hashing, "weight expiration (ms)",
             "learned weights: a weight no report renews for this long is dropped, ms (gRFC A58 weightExpirationPeriod)")
         applies(Scenario::learns_weights)
-        config(Outside, Outside, Written),
+        config(Outside, Outside, Written, grpc: Written),
     /// gRFC A58's `weightUpdatePeriod`: how often the weights are
     /// recomputed, in ms (gRPC takes no less than 100 ms).
     weight_period: u32 = 1_000, skip_default
         => ("weight-period", Integer, 100.0, 600_000.0, 100.0, Hashing, "weight update period (ms)",
             "learned weights: how often the weights are recomputed, ms (gRFC A58 weightUpdatePeriod)")
         applies(Scenario::learns_weights)
-        config(Outside, Outside, Written),
+        config(Outside, Outside, Written, grpc: Written),
     /// gRFC A58's `errorUtilizationPenalty`: a weight is
     /// `qps / (utilization + eps / qps x penalty)`.
     error_penalty: f64 = 1.0, skip_default
         => ("error-penalty", Real, 0.0, 100.0, 0.1, Hashing, "error utilization penalty",
             "learned weights: qps / (utilization + eps / qps x penalty) (gRFC A58 errorUtilizationPenalty)")
         applies(Scenario::learns_weights)
-        config(Outside, Outside, Written),
+        config(Outside, Outside, Written, grpc: Written),
     /// gRFC A58's `enableOobLoadReport`: every server sends its report to
     /// every copy once a period, instead of with each response.
     out_of_band: bool = false, skip_default
         => ("out-of-band", Choice, 0.0, 0.0, 0.0, Hashing, "out-of-band load reports",
             "learned weights: every server reports to every copy once a period, not with each response (1 and 0 read too)")
         applies(Scenario::learns_weights)
-        config(Outside, Outside, Written),
+        config(Outside, Outside, Written, grpc: Written),
     // Finagle's deterministic aperture.
     /// The servers each copy's slice is sized for, at most the pool
     /// (Finagle's `MinDeterministicAperture`, 12; Finagle takes no less than

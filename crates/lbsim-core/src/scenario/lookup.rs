@@ -21,7 +21,8 @@ pub const PLACEMENT_KEYS: &[&str] = &["hash", "vnodes", "builder"];
 /// rules are built over), the seed of the rules' random streams, least
 /// request's active-request bias (which held requests show), and the
 /// balancer copies and aperture size (a trace is the first copy's picks,
-/// over its slice of the ring under aperture).
+/// over its slice of the ring under aperture), and what the servers'
+/// load reports say and how a rule that learns weights reads them.
 pub const POOL_KEYS: &[&str] = &[
     "servers",
     "weights",
@@ -32,6 +33,14 @@ pub const POOL_KEYS: &[&str] = &[
     "active-request-bias",
     "balancers",
     "aperture-size",
+    // Learned weights: the servers' slots and load reports, and how the rule weighs them.
+    "slots",
+    "report-period",
+    "blackout",
+    "expiration",
+    "weight-period",
+    "error-penalty",
+    "out-of-band",
 ];
 
 /// The fields that decide where a request goes when attempts fail (what

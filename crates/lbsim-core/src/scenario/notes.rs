@@ -42,3 +42,26 @@ pub const NGINX_BIAS: &str =
     "active-request bias (active-request-bias): Envoy's least request; NGINX has no such rule";
 pub const HAPROXY_BIAS: &str =
     "active-request bias (active-request-bias): Envoy's least request; HAProxy has no such rule";
+// gRPC's service config holds the balancing policy; the rest of a fleet's
+// settings live in gRPC's resolver, xDS or the method config.
+pub const GRPC_SERVERS: &str =
+    "servers (servers, names, weights): gRPC's name resolver or xDS gives them, not the service config";
+pub const GRPC_HASH: &str = "hash function (hash): gRPC's ring hashes with xxHash64";
+pub const GRPC_BOUNDED: &str = "bounded loads (balance-factor): not in gRPC";
+pub const GRPC_MAGLEV: &str = "Maglev table size (maglev-size): no Maglev in gRPC";
+pub const GRPC_RETRIES: &str =
+    "retries (retries, count-5xx): gRPC's methodConfig retryPolicy (maxAttempts, retryableStatusCodes), \
+     with a backoff lbsim does not model";
+pub const GRPC_PASSIVE: &str =
+    "passive checks (max-fails, fail-timeout-ms): NGINX's; gRPC's nearest is outlier_detection_experimental";
+pub const GRPC_ACTIVE: &str =
+    "active health checks (check-ms, fall, rise, check): gRPC's healthCheckConfig watches a stream, with no \
+     interval or thresholds";
+pub const GRPC_OUTLIER: &str =
+    "outlier detection (outlier-5xx): gRPC's outlier_detection_experimental ejects on success rate or \
+     failure percentage, not errors in a row";
+pub const GRPC_SLOW_START: &str = "slow start (slow-start-ms, slow-start-aggression): not in gRPC";
+pub const GRPC_LAYER_4: &str =
+    "layer 4 (layer): gRPC balances calls; one server a connection is its pick_first";
+pub const GRPC_BIAS: &str =
+    "active-request bias (active-request-bias): Envoy's least request; gRPC's has no bias";

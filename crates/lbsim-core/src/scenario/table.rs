@@ -11,7 +11,7 @@
 /// name: type = default[, skip_default]
 ///     => (key, kind, min, max, step, group, label, meaning)
 ///     [applies(fn(&Scenario) -> bool)]
-///     config(nginx, haproxy, envoy),
+///     config(nginx, haproxy, envoy[, grpc: grpc]),
 /// ```
 ///
 /// with its doc comment (and any serde attribute for reading, such as an
@@ -22,7 +22,9 @@
 /// `applies` says when the field affects the numbers (always, when left
 /// out); `config` how each balancer's configuration expresses it
 /// ([`Expression`](super::Expression), gathered in [`IN_CONFIG`](super::IN_CONFIG)), so `lbsim config` cannot
-/// drop a field unsaid. The choices, the reader and the writer come from
+/// drop a field unsaid. gRPC's service config holds the balancing policy
+/// alone, so its column may be left out of a row that every balancer
+/// leaves outside (a build-time check holds it). The choices, the reader and the writer come from
 /// the field's type ([`FieldValue`]).
 macro_rules! scenario {
     (
@@ -34,7 +36,7 @@ macro_rules! scenario {
                 => ($key:literal, $kind:ident, $min:expr, $max:expr, $step:expr, $group:ident, $label:literal,
                     $meaning:expr)
                 $(applies($applies:expr))?
-                config($nginx:expr, $haproxy:expr, $envoy:expr $(,)?),
+                config($nginx:expr, $haproxy:expr, $envoy:expr $(, grpc: $grpc:expr)? $(,)?),
         )*
     ) => {
         $(#[$meta])*
@@ -92,7 +94,12 @@ macro_rules! scenario {
         /// order of [`FIELDS`]. Apart from the rows' other columns because
         /// only `lbsim config` reads it: the page's first module, which
         /// reads [`FIELDS`], does not carry its notes.
-        pub const IN_CONFIG: &[InConfig] = &[$(InConfig { nginx: $nginx, haproxy: $haproxy, envoy: $envoy }),*];
+        pub const IN_CONFIG: &[InConfig] = &[$(InConfig {
+            nginx: $nginx,
+            haproxy: $haproxy,
+            envoy: $envoy,
+            grpc: in_grpc!($key, [$nginx, $haproxy, $envoy] $(, $grpc)?),
+        }),*];
 
         $($(const _: () = assert!(
             is_skip_default(stringify!($skip)),
@@ -117,6 +124,22 @@ pub(super) const fn is_skip_default(flag: &str) -> bool {
     true
 }
 
+/// A row's gRPC column; left out, `Outside`, which the build allows only
+/// when every balancer leaves the field outside: a field another balancer
+/// writes or notes must say what gRPC's service config does with it.
+macro_rules! in_grpc {
+    ($key:literal, [$($others:expr),*], $grpc:expr) => {
+        $grpc
+    };
+    ($key:literal, [$($others:expr),*]) => {{
+        const _: () = assert!(
+            $(matches!($others, Expression::Outside))&&*,
+            concat!("field `", $key, "`: a balancer writes or notes it, so its row needs a `grpc:` column")
+        );
+        Expression::Outside
+    }};
+}
+
 /// A row's `applies`, or "always" when it has none.
 macro_rules! applies_or_always {
     () => {
@@ -128,4 +151,5 @@ macro_rules! applies_or_always {
 }
 
 pub(super) use applies_or_always;
+pub(super) use in_grpc;
 pub(super) use scenario;

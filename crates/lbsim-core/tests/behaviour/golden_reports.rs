@@ -11,8 +11,8 @@
 //! its remapping experiment, not the `mixed` run it shares), and so does a
 //! scenario for each mechanism of the fleet (every event kind, retries,
 //! passive and active checks, 5xx counting, outlier ejection, warm-up,
-//! slow start, error and connect times), of caches and of layer 4
-//! connections. No two lines are the same scenario or the same report.
+//! slow start, error and connect times), of caches, of layer 4
+//! connections and of the load reports weights are learned from. No two lines are the same scenario or the same report.
 //! `LBSIM_BLESS=1` rewrites the file (only when numbers may move); unset,
 //! empty or `0` checks it, and any other value fails, so a stray setting
 //! neither rewrites it nor passes unseen.
@@ -63,6 +63,10 @@ const LINKS: &[&str] = &[
     "v=1&layer=4&conn-life-ms=2000&events=5s:s3:crash,9s:s3:recover,12s:s4:leave&balancers=2",
     // Layer 4 black hole with caches.
     "v=1&layer=4&events=4s:s2:fail&cache-keys=100",
+    // Learned weights: out-of-band reports over unequal servers; per-call
+    // reports through a crash, retries and three copies.
+    "v=1&algorithms=grpc-wrr,envoy-cswrr&out-of-band=true&blackout=1000&report-period=500&speeds=1,1,2,4",
+    "v=1&algorithms=grpc-wrr,envoy-cswrr&events=4s:s2:crash,10s:s2:recover&retries=2&balancers=3&blackout=1000&report-period=500",
 ];
 
 fn scenarios() -> Vec<(String, Golden)> {

@@ -36,6 +36,7 @@ mod placement_note;
 mod power_of_two_mean_field;
 mod prequal_probe_cost;
 mod preset_lessons;
+mod replay_shows_what_rules_hear;
 mod ring_placements;
 mod round_robin_erlang_n;
 mod scenario_codec;

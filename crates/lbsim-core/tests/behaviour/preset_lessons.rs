@@ -583,6 +583,38 @@ fn many_balancers_jiq_beats_what_a_copy_can_do_alone() {
     }
 }
 
+/// Aperture's lesson in the many-balancers preset: a slice of 12 servers a
+/// copy (Finagle's minimum aperture) holds 384 connections where a full
+/// mesh holds 2,048, and since each server then hears from six copies, not
+/// 32, two choices inside the slice count a sixth of a server's load and
+/// its tail falls below two choices over every server; the full mesh
+/// (aperture-size 64) has two choices' tail again.
+#[test]
+fn many_balancers_aperture_holds_fewer_connections_and_a_shorter_tail() {
+    let report = run(&preset("many-balancers").expect("preset").scenario()).expect("valid");
+    let held = result(&report, AlgorithmId::Aperture).connections.expect("aperture reports its connections");
+    // "a slice of 12 servers (384 connections, not a full mesh's 2,048)"
+    assert_eq!((held.fewest, held.most, held.total, held.full_mesh), (12, 12, 384, 2048));
+    // "so a server hears from six copies, not 32": 32 copies x 12 / 64.
+    assert_eq!(held.total / 64, 6);
+    // "53 ms, p99 200 ms", against two choices' "71 ms, p99 275 ms".
+    let aperture = &result(&report, AlgorithmId::Aperture).latency_ms.all;
+    assert!((51.0..55.0).contains(&aperture.mean), "aperture's mean {}", aperture.mean);
+    assert!((190.0..210.0).contains(&aperture.p99), "aperture's p99 {}", aperture.p99);
+    let p2c_p99 = result(&report, AlgorithmId::PowerOfTwo).latency_ms.all.p99;
+    assert!(aperture.p99 < 0.8 * p2c_p99, "aperture {} against two choices {p2c_p99}", aperture.p99);
+    // "Set aperture-size to 64: the full mesh, and two choices' tail (295 ms)."
+    let mesh = preset_with("many-balancers", &[("aperture-size", "64"), ("algorithms", "aperture")]);
+    let mesh_held = result(&mesh, AlgorithmId::Aperture).connections.expect("connections");
+    assert_eq!((mesh_held.total, mesh_held.full_mesh), (2048, 2048));
+    let mesh_p99 = result(&mesh, AlgorithmId::Aperture).latency_ms.all.p99;
+    assert!((285.0..305.0).contains(&mesh_p99), "the full mesh's p99 {mesh_p99}");
+    let lesson = preset("many-balancers").expect("preset").lesson;
+    for quoted in ["12 servers", "384 connections", "2,048", "six copies", "53 ms, p99 200 ms", "(295 ms)"] {
+        assert!(lesson.contains(quoted), "the lesson quotes {quoted}");
+    }
+}
+
 #[test]
 fn lessons_read_as_prose() {
     for p in lbsim_core::presets::PRESETS {

@@ -114,7 +114,10 @@ pub fn build() {
          Requests leave the balancer (the bar) for a server's slots (the boxes) or its queue (the dots \
          after them), and go back to it answered, fading; × an error going back. The columns count what \
          is in flight and waiting; the strip on top marks the scenario's events, and the ticks under it \
-         the balancer's health verdicts (a dashed row: taken out of its choices). ◀ ▶ step a hundredth \
+         the balancer's health verdicts (a dashed row: taken out of its choices). A rule that probes: ◆ \
+         a server probed in the last 0.3 s, and its last reply's requests in flight (probe RIF). A rule \
+         that learns weights: a bar under each row, the server's weight, and a tick on the strip at each \
+         update. ◀ ▶ step a hundredth \
          of the replay. The counters count what has happened by the playhead (p99 so far: of the \
          requests answered by then).",
     );

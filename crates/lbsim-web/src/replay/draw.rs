@@ -9,6 +9,14 @@
 //! only ever moves between the bar and the queue (an answer goes back the
 //! way it came, never through the queue), and the queue ends before the
 //! first state label, so no mark covers a label (`docs/embedding.md#the-replay`).
+//!
+//! What a rule heard and learned (docs/model.md#learned-weights-in-a-trace-and-a-replay):
+//! a rule that probes marks each server it probed in the last
+//! [`PROBE_SHOWN_MS`] with a diamond beside the balancer's bar, fading,
+//! and a column gives what each server's last reply said (its requests
+//! in flight); a rule that learns weights draws each server's weight as a
+//! bar at the foot of its row, longest for the heaviest, with the weight
+//! in a column, and ticks each update on the timeline strip.
 
 use std::fmt::Write as _;
 
@@ -40,6 +48,11 @@ const GAP: f64 = 6.0;
 const PLUS: f64 = 30.0;
 /// Half a label's height (11 px text, its box as tall as the font).
 const HALF_TEXT: f64 = 6.0;
+/// The column of what a rule heard or learned (a reply's RIF, a weight).
+const HEARD: f64 = 50.0;
+/// Simulated ms a probe's mark stays after it was sent: a probe's round
+/// trip (1 ms by default) is far too short to see.
+pub const PROBE_SHOWN_MS: f64 = 300.0;
 
 /// A side's canvas height in CSS px for `servers` rows.
 pub fn height(servers: usize) -> f64 {
@@ -249,6 +262,15 @@ fn said(state: ServerState, out: bool, cause: Option<Cause>) -> Vec<String> {
     }
 }
 
+/// What a row's column of the heard says: the server's weight in force,
+/// or the requests in flight its last probe reply carried.
+fn heard_cell(counters: &Counters, weights: Option<&[f64]>, s: usize) -> Option<String> {
+    match weights {
+        Some(weights) => weights.get(s).map(|&w| lbsim_core::replay::weight_text(w)),
+        None => counters.replies.get(s).copied().flatten().map(|p| p.in_flight.to_string()),
+    }
+}
+
 /// JSON text of a string (a server's name may hold anything).
 fn quoted(text: &str) -> String {
     let mut out = String::from("\"");
@@ -301,7 +323,17 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) -> O
     let name_w = (widest_name + 4.0).clamp(12.0, NAME);
     let bar_x = name_w + 2.0;
     let slots_x = bar_x + BAR + 8.0;
-    let counts_x = w - 2.0 * COUNT;
+    // What the rule heard or learned, in a column before the counts.
+    let weights = counters.weights.as_deref();
+    let probing = !replay.probes.is_empty();
+    // Kept from the start, so that the first update moves nothing.
+    let learning = !replay.weights.is_empty();
+    let heard_header = match (learning, probing) {
+        (true, _) => Some("weight"),
+        (false, true) => Some("probe RIF"),
+        (false, false) => None,
+    };
+    let counts_x = w - 2.0 * COUNT - if heard_header.is_some() { HEARD } else { 0.0 };
     // The slots share at most 0.4 of the room between the bar and the
     // counts, so that a narrow row keeps room for its queue and its state.
     let pitch = ((counts_x - slots_x) * 0.4 / f64::from(slots)).clamp(2.0, SLOT);
@@ -315,6 +347,16 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) -> O
     ctx.fill_rect(x0, 8.0, x1 - x0, 3.0);
     labels.text("in flight", w - COUNT - 4.0, 10.0, true, &fg);
     labels.text("waiting", w - 4.0, 10.0, true, &fg);
+    if let Some(header) = heard_header {
+        labels.text(header, w - 2.0 * COUNT - 4.0, 10.0, true, &fg);
+    }
+    let colour = crate::palette::css(replay.algorithm);
+    // Each weight update of the first copy: a tick on the strip, in the
+    // rule's colour.
+    ctx.set_fill_style_str(&colour);
+    for u in replay.weights.iter().filter(|u| u.copy == 0) {
+        ctx.fill_rect(at_x(u.at_ms) - 1.0, 6.0, 2.0, 7.0);
+    }
     // An event's label beside its mark, on its left where the right has no
     // room; one that would overlap the label before it is left to the mark.
     let mut taken = f64::NEG_INFINITY;
@@ -408,12 +450,50 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) -> O
         }
         let in_flight = counters.in_flight.get(s).copied().unwrap_or(0).to_string();
         labels.text(&in_flight, w - COUNT - 4.0, y, true, &fg);
+        if let Some(cell) = heard_cell(counters, weights, s) {
+            labels.text(&cell, w - 2.0 * COUNT - 4.0, y, true, &fg);
+        }
         labels.text(&counters.queued.get(s).copied().unwrap_or(0).to_string(), w - 4.0, y, true, &fg);
     }
     // The balancer: a bar the requests leave from and answers come back to.
     let lb = (bar_x + BAR, TOP + ROW * servers as f64 / 2.0);
     ctx.set_fill_style_str(&grid);
     ctx.fill_rect(bar_x, TOP, BAR, ROW * servers as f64);
+    // Learned weights: a bar at each row's foot, the heaviest reaching
+    // the queue's end.
+    let mut weight_bars = Vec::new();
+    if let Some(weights) = weights {
+        let heaviest = weights.iter().copied().fold(0.0, f64::max);
+        ctx.set_fill_style_str(&colour);
+        for (s, &weight) in weights.iter().enumerate().take(servers) {
+            let length = if heaviest > 0.0 { (queue_end - slots_x) * weight / heaviest } else { 0.0 };
+            ctx.fill_rect(slots_x, row_y(s) + ROW / 2.0 - 4.0, length, 2.0);
+            weight_bars.push(length);
+        }
+    }
+    // Probes: the newest to each server in the last PROBE_SHOWN_MS, a
+    // diamond between the bar and the row's slots, fading as it ages.
+    let mut newest: Vec<Option<f64>> = vec![None; servers];
+    for p in replay.probes_sent(t - PROBE_SHOWN_MS, t) {
+        if let Some(sent) = newest.get_mut(p.server as usize) {
+            *sent = Some(sent.map_or(p.sent_ms, |s: f64| s.max(p.sent_ms)));
+        }
+    }
+    let mut probe_marks = Vec::new();
+    ctx.set_fill_style_str(&colour);
+    for (s, sent) in newest.iter().enumerate() {
+        let Some(sent) = *sent else { continue };
+        let (x, y) = (bar_x + BAR + 4.0, row_y(s));
+        ctx.set_global_alpha(1.0 - 0.75 * ((t - sent) / PROBE_SHOWN_MS).clamp(0.0, 1.0));
+        ctx.begin_path();
+        ctx.move_to(x, y - 4.0);
+        ctx.line_to(x + 3.0, y);
+        ctx.line_to(x, y + 4.0);
+        ctx.line_to(x - 3.0, y);
+        ctx.fill();
+        probe_marks.push((s, sent, x, y));
+    }
+    ctx.set_global_alpha(1.0);
     // The requests in flight at `t`, and those going back (while gliding).
     let mut waiting = vec![0usize; servers];
     let mut dots = Dots { record: record.then(Vec::new), ..Dots::default() };
@@ -517,7 +597,20 @@ pub fn draw_side(i: usize, side: &Side, counters: &Counters, frame: &Frame) -> O
     for (k, (x, y, place, s, hollow)) in marks.iter().enumerate() {
         let _ = write!(out, "{}[{x},{y},\"{place}\",{s},{hollow}]", if k == 0 { "" } else { "," });
     }
-    out.push_str("],\"labels\":[");
+    out.push_str("],\"probes\":[");
+    for (k, (s, sent, x, y)) in probe_marks.iter().enumerate() {
+        let _ = write!(out, "{}[{s},{sent},{x},{y}]", if k == 0 { "" } else { "," });
+    }
+    out.push_str("],\"weights\":");
+    match weights {
+        None => out.push_str("null"),
+        Some(weights) => {
+            let list: Vec<String> = weights.iter().map(f64::to_string).collect();
+            let bars: Vec<String> = weight_bars.iter().map(f64::to_string).collect();
+            let _ = write!(out, "{{\"values\":[{}],\"bars\":[{}]}}", list.join(","), bars.join(","));
+        }
+    }
+    out.push_str(",\"labels\":[");
     for (k, (text, [a, b, c, d])) in texts.iter().enumerate() {
         let _ = write!(out, "{}[{},{a},{b},{c},{d}]", if k == 0 { "" } else { "," }, quoted(text));
     }

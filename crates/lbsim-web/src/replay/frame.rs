@@ -93,8 +93,8 @@ pub fn layout() {
             let _ = c.set_attribute(
                 "aria-label",
                 &format!(
-                    "{}: each server's slots and queue at the playhead; the counters under it and the status \
-                     line say the same in text",
+                    "{}: each server's slots and queue at the playhead, and what the rule heard (probes) or \
+                     learned (weights); the counters under it and the status line say the same in text",
                     rule.id()
                 ),
             );

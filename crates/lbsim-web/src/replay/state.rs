@@ -314,13 +314,48 @@ impl Player {
                 thousands(u64::from(c.retries)),
                 p99(&c)
             );
+            text.push_str(&heard(&self.names, &c));
         }
         text
     }
 }
 
+/// What a rule heard and learned by a pause, said: its probes and each
+/// server's last reply, the first copy's weights.
+fn heard(names: &[String], c: &Counters) -> String {
+    let mut text = String::new();
+    if c.probes > 0 {
+        let replies: Vec<String> = names
+            .iter()
+            .zip(&c.replies)
+            .filter_map(|(n, r)| {
+                let r = r.as_ref()?;
+                let latency =
+                    r.latency_ms.map_or_else(|| "no latency yet".to_string(), |l| format!("{l:.1} ms"));
+                Some(format!("{n} {} in flight, {latency}", r.in_flight))
+            })
+            .collect();
+        let _ = write!(
+            text,
+            " {} probes sent; last replies: {}.",
+            thousands(u64::from(c.probes)),
+            replies.join("; ")
+        );
+    }
+    if let Some(weights) = &c.weights {
+        let said: Vec<String> = names
+            .iter()
+            .zip(weights)
+            .map(|(n, w)| format!("{n} {}", lbsim_core::replay::weight_text(*w)))
+            .collect();
+        let _ = write!(text, " Weights in force: {}.", said.join(", "));
+    }
+    text
+}
+
 /// Every moment something happens in the replays (a request arrives or is
-/// answered, an attempt is sent, starts or ends), sorted, once each.
+/// answered, an attempt is sent, starts or ends, a copy's weights change),
+/// sorted, once each.
 pub fn moments(replays: &[Replay]) -> Vec<f64> {
     let mut moments = Vec::new();
     for replay in replays {
@@ -330,6 +365,7 @@ pub fn moments(replays: &[Replay]) -> Vec<f64> {
         for a in &replay.attempts {
             moments.extend([a.sent_ms, a.start_ms, a.done_ms]);
         }
+        moments.extend(replay.weights.iter().map(|u| u.at_ms));
     }
     // Times are finite and not negative, so their bits sort as they do
     // (the core's one sort, which this module shares: no second one in it).

@@ -24,8 +24,9 @@
 //! The parts: the cases each balancer runs (`cases.rs`), how a case's
 //! requests are played (`play.rs`) over a small HTTP client (`http.rs`),
 //! the balancers started and stopped (`processes.rs`) and installed
-//! (`install.rs`), a fuzzed sample of whole configs (`fuzzed.rs`); the
-//! configs and the comparison are here.
+//! (`install.rs`), a fuzzed sample of whole configs (`fuzzed.rs`), gRPC's
+//! own parser over `lbsim config --for grpc` (`grpc.rs`, a part of the
+//! gate of its own); the configs and the comparison are here.
 
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -39,6 +40,7 @@ use crate::tools::{output, root, run, step};
 mod backends;
 mod cases;
 mod fuzzed;
+mod grpc;
 mod http;
 pub(crate) mod install;
 mod logs;
@@ -119,6 +121,14 @@ pub fn run_balancers(wanted: Balancers) -> Result<Vec<(&'static str, String)>, S
         run_cases(nginx_ok, haproxy_ok)?;
     }
     Ok(missing)
+}
+
+/// gRPC's own parser (grpcio, installed when missing) over every rule's
+/// `lbsim config --for grpc` (`grpc.rs`).
+pub fn grpc_configs() -> Result<(), String> {
+    run("cargo", &["build", "-q", "-p", "lbsim-cli"])?;
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
+    grpc::check(&target.join("debug/lbsim"), &target)
 }
 
 /// The cases and config checks of the balancers that are here.
