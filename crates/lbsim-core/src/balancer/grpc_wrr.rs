@@ -237,8 +237,13 @@ pub struct GrpcWrr {
     reporting: Reporting,
     /// Built at the first pick, when the sequence's start is drawn.
     picker: Option<WeightedRoundRobin>,
-    /// Reports heard before the first pick, as `(server, at, report)`.
-    early: Vec<(usize, f64, LoadReport)>,
+    /// What the reports heard before the first pick taught, a server
+    /// each (empty before any). Folded as they come: nothing reads the
+    /// weights before the picker's first rebuild, so the picker's own
+    /// learned weights would end the same, and a copy that waits long for
+    /// its first request (many copies, out-of-band reports) keeps one
+    /// entry a server, not one a report.
+    early: Vec<LearnedWeight>,
 }
 
 impl GrpcWrr {
@@ -265,8 +270,8 @@ impl GrpcWrr {
         self.picker.get_or_insert_with(|| {
             let start = below(rng, 1 << 32) as u32;
             let mut picker = WeightedRoundRobin::new(servers, start, validity, penalty, period);
-            for (server, at, report) in early.drain(..) {
-                picker.report(server, at, &report);
+            if !early.is_empty() {
+                picker.learned = core::mem::take(early);
             }
             picker
         })
@@ -296,7 +301,14 @@ impl Balancer for GrpcWrr {
         if let Some((server, report)) = LoadReport::from_message(message) {
             match self.picker.as_mut() {
                 Some(picker) => picker.report(server, now_ms, &report),
-                None => self.early.push((server, now_ms, report)),
+                None => {
+                    if self.early.is_empty() {
+                        self.early = alloc::vec![LearnedWeight::default(); self.servers];
+                    }
+                    if let Some(learned) = self.early.get_mut(server) {
+                        learned.report(now_ms, &report, self.error_penalty);
+                    }
+                }
             }
         }
     }
@@ -410,5 +422,45 @@ mod tests {
         let share = |c: i32| f64::from(c) / f64::from(6 * 65_535);
         assert!((share(counts[0]) - 1.0 / 6.0).abs() < 1e-3, "{counts:?}");
         assert!((share(counts[2]) - 3.0 / 6.0).abs() < 1e-3, "{counts:?}");
+    }
+
+    /// A copy that hears reports before its first pick learns from them as
+    /// its picker would have from each in turn (grpc-go's
+    /// `endpointWeight.OnLoadReport`: the last weight, the first report's
+    /// time): reports with and without a weight, over servers, with the
+    /// first one of server 1 ignored (no qps), then the first pick.
+    #[test]
+    fn reports_before_the_first_pick_teach_as_each_would() {
+        use rand::SeedableRng;
+        let reports = [
+            (0, 100.0, LoadReport { qps: 10.0, eps: 0.0, utilization: 0.5 }),
+            (1, 150.0, LoadReport { qps: 0.0, eps: 0.0, utilization: 0.5 }),
+            (1, 200.0, LoadReport { qps: 30.0, eps: 3.0, utilization: 0.25 }),
+            (0, 300.0, LoadReport { qps: 20.0, eps: 0.0, utilization: 0.5 }),
+            (1, 400.0, LoadReport { qps: 0.0, eps: 0.0, utilization: 0.0 }),
+        ];
+        let mut copy = GrpcWrr::new(&Pool::named(&["a", "b", "c"]));
+        for (server, at, report) in reports {
+            copy.receive(
+                at,
+                &Message::LoadReport {
+                    server,
+                    qps: report.qps,
+                    eps: report.eps,
+                    utilization: report.utilization,
+                },
+            );
+        }
+        copy.pick(&Pick { now_ms: 500.0, user: 1 }, &mut Rng::seed_from_u64(1));
+        let mut each =
+            WeightedRoundRobin::new(3, 0, copy.validity, copy.error_penalty, copy.weight_period_ms);
+        for (server, at, report) in &reports {
+            each.report(*server, *at, report);
+        }
+        let learned = copy.picker.as_ref().map(|p| p.learned.clone());
+        assert_eq!(learned, Some(each.learned));
+        // The weights as gRFC A58 computes them from each server's last report.
+        let weights: Vec<f64> = learned.unwrap_or_default().iter().map(|l| l.weight).collect();
+        assert_eq!(weights, [40.0, 30.0 / (0.25 + 0.1), 0.0]);
     }
 }

@@ -165,23 +165,46 @@ impl Meter {
     /// Busy slot time accrues at the current count until `t`; periods that
     /// close on the way are closed.
     fn advance(&mut self, t: f64, period_ms: f64, slots: u32) {
-        while t >= self.period_end_ms {
-            let end = self.period_end_ms;
-            self.busy_ms += f64::from(self.running) * (end - self.last_ms);
-            let seconds = period_ms / 1000.0;
-            self.closed = (
-                f64::from(self.finished) / seconds,
-                f64::from(self.failed) / seconds,
-                self.busy_ms / (f64::from(slots) * period_ms),
-            );
-            self.busy_ms = 0.0;
-            self.finished = 0;
-            self.failed = 0;
-            self.last_ms = end;
-            self.period_end_ms = end + period_ms;
+        if t >= self.period_end_ms {
+            self.close(period_ms, slots);
+            // The whole periods after it hold no start and no end (those
+            // are events of their own), so they differ in nothing: only
+            // the last is read, and the clock jumps to its start. Periods
+            // are whole milliseconds (the field is an integer), so
+            // `end + k * period` is exactly the sum period by period, and
+            // a long quiet span costs one step, not one a period.
+            let mut whole = libm::floor((t - self.period_end_ms) / period_ms);
+            while self.period_end_ms + (whole + 1.0) * period_ms <= t {
+                whole += 1.0;
+            }
+            while whole >= 0.0 && self.period_end_ms + whole * period_ms > t {
+                whole -= 1.0;
+            }
+            if whole >= 0.0 {
+                self.last_ms = self.period_end_ms + whole * period_ms - period_ms;
+                self.period_end_ms = self.last_ms + period_ms;
+                self.close(period_ms, slots);
+            }
         }
         self.busy_ms += f64::from(self.running) * (t - self.last_ms);
         self.last_ms = t;
+    }
+
+    /// The open period closes at its end: its figures become the report's.
+    fn close(&mut self, period_ms: f64, slots: u32) {
+        let end = self.period_end_ms;
+        self.busy_ms += f64::from(self.running) * (end - self.last_ms);
+        let seconds = period_ms / 1000.0;
+        self.closed = (
+            f64::from(self.finished) / seconds,
+            f64::from(self.failed) / seconds,
+            self.busy_ms / (f64::from(slots) * period_ms),
+        );
+        self.busy_ms = 0.0;
+        self.finished = 0;
+        self.failed = 0;
+        self.last_ms = end;
+        self.period_end_ms = end + period_ms;
     }
 
     /// A request starts at `t`: counted when the meter next reads its

@@ -466,3 +466,39 @@ fn an_end_keeps_its_copy_and_server_up_to_the_fields_ranges() {
     assert!(end_key(1.0, 9, copy, server, true) < end_key(2.0, 1, 0, 0, true));
     assert!(end_key(2.0, 1, copy, server, true) < end_key(2.0, 2, 0, 0, true));
 }
+
+/// A quiet stretch (nothing starts or ends in it) closes in one step as
+/// it would period by period: one slot of two busy throughout, a period of
+/// 100 ms, the clock taken from 30 ms to each of several times at once,
+/// and through every period's end in turn; the figures, the clock and the
+/// open period agree exactly, on a period's end and between two.
+#[test]
+fn a_quiet_stretch_closes_as_period_by_period() {
+    let start = || Meter {
+        running: 1,
+        finished: 3,
+        last_ms: 30.0,
+        busy_ms: 30.0,
+        period_end_ms: 100.0,
+        ..Meter::default()
+    };
+    for t in [99.0, 100.0, 150.0, 200.0, 12_345.6, 12_400.0, 86_400_000.5] {
+        let mut at_once = start();
+        at_once.advance(t, 100.0, 2);
+        let mut stepped = start();
+        let mut end = 100.0;
+        while end <= t {
+            stepped.advance(end, 100.0, 2);
+            end += 100.0;
+        }
+        stepped.advance(t, 100.0, 2);
+        let state = |m: &Meter| (m.closed, m.last_ms, m.busy_ms, m.period_end_ms, m.finished);
+        assert_eq!(state(&at_once), state(&stepped), "at {t}");
+    }
+    // The first close holds the finished requests; a later one, none.
+    let mut meter = start();
+    meter.advance(150.0, 100.0, 2);
+    assert_eq!(meter.closed, (30.0, 0.0, 0.5));
+    meter.advance(12_345.6, 100.0, 2);
+    assert_eq!(meter.closed, (0.0, 0.0, 0.5));
+}

@@ -33,7 +33,8 @@ pub use self::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use self::lookup::row;
 pub use self::lookup::{field_spec, FAILURE_KEYS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS};
 pub use self::spec::{
-    name_problem, valid_name, Choice, FieldKind, Group, Spec, MAX_CLASSIC_COPIES, MAX_RING_POINTS, MAX_SEED,
+    name_problem, valid_name, Choice, FieldKind, Group, Spec, MAX_CLASSIC_COPIES, MAX_OUT_OF_BAND_REPORTS,
+    MAX_RING_POINTS, MAX_SEED,
 };
 
 impl Scenario {
@@ -92,6 +93,39 @@ impl Scenario {
             }),
             None => Ok(()),
         }
+    }
+
+    /// Checks what depends on the run's span, known once its requests are
+    /// drawn or read (`horizon_ms`, the last arrival): out-of-band load
+    /// reports, one from every server to every copy a period, are at most
+    /// [`MAX_OUT_OF_BAND_REPORTS`] over the run.
+    pub fn check_span(&self, horizon_ms: f64) -> Result<(), ScenarioError> {
+        if !(self.learns_weights() && self.out_of_band) {
+            return Ok(());
+        }
+        let listeners = f64::from(self.servers) * f64::from(self.balancers);
+        let reports = libm::floor(horizon_ms / f64::from(self.report_period)) * listeners;
+        if reports <= MAX_OUT_OF_BAND_REPORTS {
+            return Ok(());
+        }
+        let f = row("report-period");
+        let least = libm::ceil(horizon_ms * listeners / MAX_OUT_OF_BAND_REPORTS);
+        let instead = if least <= f.max {
+            format!("at least {least} ms for this run, or")
+        } else {
+            "for this run, none of its range:".to_string()
+        };
+        Err(ScenarioError {
+            allowed: format!(
+                "{instead} fewer servers, copies or requests, or reports with each response (out-of-band false): \
+                 out of band, each of its {} servers reports to each of its {} copies once a period, {reports:.0} \
+                 reports over its {:.1} s, and a run may deliver at most {MAX_OUT_OF_BAND_REPORTS:.0}",
+                self.servers,
+                self.balancers,
+                horizon_ms / 1000.0,
+            ),
+            ..f.error(&self.report_period.to_string())
+        })
     }
 
     /// Checks every field against the table and the fields against each

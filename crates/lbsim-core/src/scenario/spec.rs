@@ -124,6 +124,13 @@ pub const MAX_RING_POINTS: u64 = 1 << 22;
 /// (docs/performance.md#many-copies).
 pub const MAX_CLASSIC_COPIES: u32 = 64;
 
+/// Most out-of-band load reports a run may deliver: every server reports
+/// to every copy once a report period, so a long run of 1,024 servers and
+/// 1,024 copies at a 10 ms period would deliver more than anything can
+/// compute (a 100,000,000 take about half a second in the CLI;
+/// docs/model.md#the-rules-and-whom-they-follow).
+pub const MAX_OUT_OF_BAND_REPORTS: f64 = 1e8;
+
 /// Largest seed: seeds travel through JavaScript numbers on the page.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 

@@ -140,3 +140,34 @@ fn an_expired_weight_falls_back_to_the_others_mean_or_median() {
         }
     }
 }
+
+/// Out of band, every server reports to every copy once a period; a run
+/// delivers at most 100,000,000 such reports (docs/model.md, the learned
+/// weights' settings), counted as the periods up to the last arrival
+/// times servers times copies. 64 servers and copies at one request a
+/// second: refused one millisecond under the least period the error
+/// names, taken at it, and a run of the same reports with each response
+/// is never refused.
+#[test]
+fn out_of_band_reports_are_bounded_and_the_error_says_the_least_period() {
+    let base = Scenario {
+        algorithms: vec![AlgorithmId::GrpcWrr],
+        servers: 64,
+        balancers: 64,
+        rate: Some(1.0),
+        requests: 600,
+        out_of_band: true,
+        ..Scenario::default()
+    };
+    let horizon = lbsim_core::workload::Workload::generate(&base).horizon_ms();
+    let reports = |period: u32| (horizon / f64::from(period)).floor() * 64.0 * 64.0;
+    let least = (10..=600_000).find(|&p| reports(p) <= 1e8).expect("a period fits");
+    assert!(least > 10, "the case must be over the bound at 10 ms: {least}");
+    let at = |report_period| Prepared::new(&Scenario { report_period, ..base.clone() });
+    let Err(refused) = at(least - 1) else { panic!("one ms under the least period is refused") };
+    assert_eq!((refused.field.as_str(), refused.value.clone()), ("report-period", (least - 1).to_string()));
+    assert!(refused.allowed.starts_with(&format!("at least {least} ms for this run")), "{}", refused.allowed);
+    assert!(at(least).is_ok());
+    let per_call = Scenario { out_of_band: false, report_period: 10, ..base };
+    assert!(Prepared::new(&per_call).is_ok());
+}
