@@ -3,7 +3,8 @@
 //! copies in time order. A rule says what it listens to with
 //! [`Subscription`] (`Balancer::subscribes`, nothing by default, so the
 //! classic rules run exactly as they did) and hears each message through
-//! `Balancer::receive`. Prequal's probes go out through `Balancer::send_probes`.
+//! `Balancer::receive`. Prequal's probes go out through `Balancer::send_probes`,
+//! after each pick and when the engine wakes an idle copy (`Balancer::wake_at`).
 //!
 //! Three kinds, each modelled on what a real server sends:
 //! - a probe reply (Prequal): the server's requests in flight and its
@@ -27,11 +28,17 @@ pub struct Subscription {
     pub load_reports: Option<Reporting>,
     /// Idle announcements, and how a server chooses the copy it joins.
     pub idle: Option<Joining>,
+    /// Wake-ups: after each pick and each wake-up the engine asks
+    /// `Balancer::wake_at` when to wake the copy next, and at that time,
+    /// unless a later answer moved it, calls `Balancer::woken` (Prequal
+    /// probes a copy that has been idle).
+    pub wakes: bool,
 }
 
 impl Subscription {
     /// No messages (every classic rule).
-    pub const NOTHING: Subscription = Subscription { probes: None, load_reports: None, idle: None };
+    pub const NOTHING: Subscription =
+        Subscription { probes: None, load_reports: None, idle: None, wakes: false };
 
     /// Whether the rule listens to anything.
     pub fn any(&self) -> bool {

@@ -22,6 +22,9 @@
 //! (m the pool size, n the servers, delta `reuse-delta`), rounded up, and
 //! without bound when the denominator is not positive (probes cannot keep
 //! a fresh pool then, and ageing and removal bound a probe's life).
+//! A copy that has neither picked nor been woken for `idle-probe-ms` is
+//! woken by the bus and probes as a pick would, so an idle copy's pool
+//! stays fresh (the paper probes idle clients too; the interval is lbsim's).
 //! Parameters and their sources: docs/model.md#prequal.
 //!
 //! Ties: among cold probes equal in latency the lower RIF, then the lower
@@ -70,6 +73,8 @@ pub struct Prequal {
     reuse_budget: u32,
     /// Scratch for drawing probe targets without replacement.
     drawn: Vec<usize>,
+    /// When this copy last picked or was woken, ms.
+    active_ms: f64,
 }
 
 impl Prequal {
@@ -88,6 +93,7 @@ impl Prequal {
             remove_credit: 0.0,
             reuse_budget: reuse_budget(&settings, servers),
             drawn: Vec::new(),
+            active_ms: 0.0,
         }
     }
 
@@ -268,7 +274,8 @@ impl Balancer for Prequal {
 
     fn subscribes(&self) -> Subscription {
         let probing = Probing { rtt_ms: self.settings.probe_rtt_ms, cost_ms: self.settings.probe_cost_ms };
-        Subscription { probes: Some(probing), ..Subscription::NOTHING }
+        let wakes = self.settings.idle_probe_ms > 0.0;
+        Subscription { probes: Some(probing), wakes, ..Subscription::NOTHING }
     }
 
     fn receive(&mut self, _now_ms: f64, message: &Message) {
@@ -279,7 +286,19 @@ impl Balancer for Prequal {
         }
     }
 
-    fn send_probes(&mut self, _now_ms: f64, rng: &mut Rng, to: &mut Vec<usize>) {
+    /// Idle since it last picked or was woken: woken `idle-probe-ms` later.
+    fn wake_at(&self) -> Option<f64> {
+        let idle = self.settings.idle_probe_ms;
+        (idle > 0.0).then_some(self.active_ms + idle)
+    }
+
+    /// Woken idle, a copy probes as a pick would.
+    fn woken(&mut self, now_ms: f64, rng: &mut Rng, to: &mut Vec<usize>) {
+        self.send_probes(now_ms, rng, to);
+    }
+
+    fn send_probes(&mut self, now_ms: f64, rng: &mut Rng, to: &mut Vec<usize>) {
+        self.active_ms = now_ms;
         self.probe_credit += self.settings.probe_rate;
         let whole = libm::floor(self.probe_credit);
         let wanted = (whole as usize).min(self.servers);

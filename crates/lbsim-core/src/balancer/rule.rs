@@ -155,6 +155,17 @@ pub trait Balancer {
     /// the servers to probe now, pushed onto `to`.
     fn send_probes(&mut self, _now_ms: f64, _rng: &mut Rng, _to: &mut Vec<usize>) {}
 
+    /// When this copy asks to be woken next, ms (a rule subscribed to
+    /// wake-ups; asked after each pick and each wake-up, the last answer
+    /// counts); `None`: not at all.
+    fn wake_at(&self) -> Option<f64> {
+        None
+    }
+
+    /// Woken at `now_ms`, as [`Balancer::wake_at`] asked: the servers to
+    /// probe now, pushed onto `to`; `rng` is the bus's own stream.
+    fn woken(&mut self, _now_ms: f64, _rng: &mut Rng, _to: &mut Vec<usize>) {}
+
     /// Servers waiting in this copy's idle queue, which a server that
     /// joins one compares (a rule subscribed to idle announcements).
     fn idle_queue(&self) -> usize {
@@ -277,6 +288,9 @@ pub struct PrequalSettings {
     pub remove_rate: f64,
     /// delta in the reuse budget b_reuse (the paper's 1).
     pub reuse_delta: f64,
+    /// A copy idle this long probes as a pick would, ms; 0: never (lbsim's
+    /// choice: the max age, docs/model.md#prequal).
+    pub idle_probe_ms: f64,
 }
 
 impl PrequalSettings {
@@ -290,6 +304,7 @@ impl PrequalSettings {
         max_age_ms: 1_000.0,
         remove_rate: 1.0,
         reuse_delta: 1.0,
+        idle_probe_ms: 1_000.0,
     };
 }
 

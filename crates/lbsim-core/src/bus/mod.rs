@@ -38,6 +38,11 @@ use crate::balancer::{Balancer, Rng, Subscription};
 #[cfg(feature = "current-rules")]
 use crate::num::bits;
 
+#[cfg(feature = "current-rules")]
+mod estimate;
+#[cfg(feature = "current-rules")]
+use estimate::Recent;
+
 /// What the bus asks of the servers, at an instant all arrivals before
 /// which have been dispatched.
 // Without `current-rules` only the stand-in bus reads these.
@@ -79,6 +84,10 @@ enum What {
         copy: u32,
         reply: u32,
     },
+    /// A copy's wake-up, if [`Bus::wakes`] still holds it due then.
+    Wake {
+        copy: u32,
+    },
 }
 
 #[cfg(feature = "current-rules")]
@@ -89,6 +98,7 @@ impl What {
             What::Period => 2,
             What::Reach { .. } => 3,
             What::Reply { .. } => 4,
+            What::Wake { .. } => 5,
         }
     }
 }
@@ -131,10 +141,6 @@ impl Ord for Event {
 }
 
 #[cfg(feature = "current-rules")]
-/// Recent finished requests a server keeps for its latency estimate.
-const RECENT: usize = 16;
-
-#[cfg(feature = "current-rules")]
 /// What one server measures for its messages.
 #[derive(Clone, Debug, Default)]
 struct Meter {
@@ -150,11 +156,6 @@ struct Meter {
     period_end_ms: f64,
     /// Figures of the last closed period: qps, eps, utilization.
     closed: (f64, f64, f64),
-    /// (in flight on arrival, latency) of the last [`RECENT`] finished.
-    recent: Vec<(u32, f64)>,
-    recent_next: usize,
-    /// The last estimate asked for, by in-flight count, until `recent` changes.
-    estimated: Option<(u32, Option<f64>)>,
     /// The copy whose idle queue holds this server, if any.
     idle_in: Option<u32>,
 }
@@ -252,44 +253,6 @@ impl Meter {
         let (qps, eps, utilization) = self.closed;
         Message::LoadReport { server, qps, eps, utilization }
     }
-
-    /// The median latency of the recent requests whose in-flight count on
-    /// arrival is nearest `in_flight` (the nearer half of those kept, at
-    /// least one), or `None` before any finished. On the stack, as plain
-    /// integers (distance above the latency's bits, so ties go to the
-    /// lower latency): it is asked once a probe.
-    fn latency_near(&self, in_flight: u32) -> Option<f64> {
-        if self.recent.is_empty() {
-            return None;
-        }
-        let kept = self.recent.len();
-        let mut by_distance = [0u128; RECENT];
-        for (slot, &(rif, latency)) in by_distance.iter_mut().zip(&self.recent) {
-            *slot = (u128::from(rif.abs_diff(in_flight)) << 64) | u128::from(bits(latency));
-        }
-        by_distance[..kept].sort_unstable();
-        let near = kept.div_ceil(2);
-        let mut latencies = [0u64; RECENT];
-        for (slot, &key) in latencies.iter_mut().zip(&by_distance[..near]) {
-            *slot = key as u64;
-        }
-        latencies[..near].sort_unstable();
-        Some(f64::from_bits(latencies[(near - 1) / 2]))
-    }
-
-    /// [`Meter::latency_near`], kept until the next finished request
-    /// changes what it is computed from (probes of a server often find
-    /// the same in-flight count in between).
-    fn estimate(&mut self, in_flight: u32) -> Option<f64> {
-        if let Some((asked, estimate)) = self.estimated {
-            if asked == in_flight {
-                return estimate;
-            }
-        }
-        let estimate = self.latency_near(in_flight);
-        self.estimated = Some((in_flight, estimate));
-        estimate
-    }
 }
 
 #[cfg(feature = "current-rules")]
@@ -308,6 +271,8 @@ pub(crate) struct Bus {
     answers: VecDeque<Event>,
     seq: u64,
     meters: Vec<Meter>,
+    /// Each server's recent requests, for probe replies (empty without probes).
+    recents: Vec<Recent>,
     rng: Rng,
     probes: Vec<usize>,
     /// Probe replies on their way, and the free places among them.
@@ -321,6 +286,18 @@ pub(crate) struct Bus {
     /// Probes as they reached their servers, up to a cap, when a replay
     /// keeps them.
     seen: Option<(Vec<crate::balancer::ProbeTrip>, usize)>,
+    /// Each copy's wake-up (grown as copies ask; empty without wake-ups).
+    wakes: Vec<Wake>,
+}
+
+#[cfg(feature = "current-rules")]
+/// A copy's wake-up: when it is due, and the time of its one event in the
+/// heap. A pick that moves it later costs no heap work: the earlier event,
+/// when it comes, finds it moved and goes back in at the new time.
+#[derive(Clone, Copy, Debug)]
+struct Wake {
+    due: f64,
+    queued: Option<u64>,
 }
 
 /// Without the `current-rules` feature no rule subscribes to anything, so
@@ -388,6 +365,11 @@ impl Bus {
             answers: VecDeque::new(),
             seq: 0,
             meters: alloc::vec![meter; servers],
+            recents: if subscription.probes.is_some() {
+                alloc::vec![Recent::default(); servers]
+            } else {
+                Vec::new()
+            },
             rng,
             probes: Vec::new(),
             replies: Vec::new(),
@@ -395,6 +377,7 @@ impl Bus {
             horizon_ms,
             slots: 0,
             seen: None,
+            wakes: Vec::new(),
         };
         if subscription.idle.is_some() {
             // Every server starts idle, and says so at once.
@@ -429,18 +412,27 @@ impl Bus {
     /// The next event due at or before `until`, taken off its queue: the
     /// earliest of the heap's and the probe queues' by (time, kind, order).
     fn next_due(&mut self, until: u64) -> Option<Event> {
-        let heap = self.events.peek().map(|Reverse(e)| e.key());
-        let reach = self.reaches.front().map(Event::key);
-        let answer = self.answers.front().map(Event::key);
-        let earliest = [heap, reach, answer].into_iter().flatten().min()?;
-        if earliest.0 > until {
-            return None;
-        }
-        if Some(earliest) == heap {
+        // An empty queue's key is later than any event's (no time's bits
+        // are all ones), so three plain compares choose, with no options
+        // to unwrap on the way: it runs once a message.
+        const EMPTY: (u64, u8, u64) = (u64::MAX, u8::MAX, u64::MAX);
+        let heap = self.events.peek().map_or(EMPTY, |Reverse(e)| e.key());
+        let reach = self.reaches.front().map_or(EMPTY, Event::key);
+        let answer = self.answers.front().map_or(EMPTY, Event::key);
+        if heap <= reach && heap <= answer {
+            if heap.0 > until {
+                return None;
+            }
             self.events.pop().map(|Reverse(e)| e)
-        } else if Some(earliest) == reach {
+        } else if reach <= answer {
+            if reach.0 > until {
+                return None;
+            }
             self.reaches.pop_front()
         } else {
+            if answer.0 > until {
+                return None;
+            }
             self.answers.pop_front()
         }
     }
@@ -508,6 +500,24 @@ impl Bus {
             self.push(now + probing.rtt_ms / 2.0, What::Reach { server: server as u32, copy: copy as u32 });
         }
         self.probes = probes;
+        if self.subscription.wakes {
+            self.wake(copy, rule.wake_at());
+        }
+    }
+
+    /// Copy `copy` asks to be woken at `at` (`None`: not at all); none
+    /// after the last arrival, when no copy picks again.
+    fn wake(&mut self, copy: usize, at: Option<f64>) {
+        if self.wakes.len() <= copy {
+            self.wakes.resize(copy + 1, Wake { due: f64::INFINITY, queued: None });
+        }
+        let due = at.filter(|&at| at <= self.horizon_ms).unwrap_or(f64::INFINITY);
+        let wake = &mut self.wakes[copy];
+        wake.due = due;
+        if due.is_finite() && wake.queued.is_none_or(|queued| bits(due) < queued) {
+            wake.queued = Some(bits(due));
+            self.push(due, What::Wake { copy: copy as u32 });
+        }
     }
 
     /// Delivers every message due at or before `until`, in time order.
@@ -543,15 +553,8 @@ impl Bus {
                     if self.subscription.load_reports.is_some() {
                         meter.ended(t, ok, period, slots);
                     }
-                    if self.subscription.probes.is_some() {
-                        let entry = (arrived_in_flight, latency_ms);
-                        if meter.recent.len() < RECENT {
-                            meter.recent.push(entry);
-                        } else {
-                            meter.recent[meter.recent_next] = entry;
-                        }
-                        meter.recent_next = (meter.recent_next + 1) % RECENT;
-                        meter.estimated = None;
+                    if let Some(recent) = self.recents.get_mut(s) {
+                        recent.finished(arrived_in_flight, latency_ms);
                     }
                     if self.subscription.load_reports.is_some_and(|r| !r.out_of_band) {
                         copies[copy_of(copy)].receive(t, &meter.report(s));
@@ -564,7 +567,7 @@ impl Bus {
                     let s = server as usize;
                     let Some(probing) = self.subscription.probes else { continue };
                     let in_flight = servers.in_flight_at(s, t);
-                    let latency_ms = self.meters[s].estimate(in_flight);
+                    let latency_ms = self.recents[s].estimate(in_flight);
                     if probing.cost_ms > 0.0 {
                         servers.spend(s, t, probing.cost_ms);
                     }
@@ -596,6 +599,32 @@ impl Bus {
                 What::Reply { copy, reply } => {
                     self.free_replies.push(reply);
                     copies[copy_of(copy)].receive(t, &self.replies[reply as usize]);
+                }
+                What::Wake { copy } => {
+                    let c = copy as usize;
+                    if self.wakes[c].queued != Some(event.at) {
+                        // A wake-up moved earlier since: its own event holds it.
+                        continue;
+                    }
+                    self.wakes[c].queued = None;
+                    let due = self.wakes[c].due;
+                    if due > t {
+                        self.wake(c, Some(due));
+                        continue;
+                    }
+                    let rule = copies[copy_of(copy)].as_mut();
+                    let mut probes = core::mem::take(&mut self.probes);
+                    rule.woken(t, &mut self.rng, &mut probes);
+                    if let Some(probing) = self.subscription.probes {
+                        for server in probes.drain(..) {
+                            self.push(t + probing.rtt_ms / 2.0, What::Reach { server: server as u32, copy });
+                        }
+                    }
+                    probes.clear();
+                    self.probes = probes;
+                    // Only later: a rule that asks for now again is not
+                    // woken twice at one instant.
+                    self.wake(c, rule.wake_at().filter(|&at| at > t));
                 }
             }
         }

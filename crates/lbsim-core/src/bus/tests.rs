@@ -7,6 +7,7 @@ use core::cell::RefCell;
 
 use rand::SeedableRng;
 
+use super::estimate::RECENT;
 use super::*;
 use crate::balancer::{Eligible, Joining, Pick, Probing, Reporting};
 
@@ -226,15 +227,58 @@ fn an_idle_server_joins_one_copy_and_the_shortest_of_those_sampled() {
 /// RIF 1: 1, 0 and 2 (20, 10, 30): 20 ms.
 #[test]
 fn a_servers_latency_estimate_is_the_median_of_the_nearest_half() {
-    let mut meter = Meter {
-        recent: alloc::vec![(0, 10.0), (1, 20.0), (5, 90.0), (6, 70.0), (7, 80.0), (2, 30.0)],
-        ..Meter::default()
-    };
-    assert_eq!(meter.latency_near(6), Some(80.0));
-    assert_eq!(meter.latency_near(1), Some(20.0));
-    meter.recent = alloc::vec![(3, 40.0)];
-    assert_eq!(meter.latency_near(100), Some(40.0), "one kept: it is the estimate");
-    assert_eq!(Meter::default().latency_near(0), None);
+    let mut recent = Recent::default();
+    for (rif, latency) in [(0, 10.0), (1, 20.0), (5, 90.0), (6, 70.0), (7, 80.0), (2, 30.0)] {
+        recent.finished(rif, latency);
+    }
+    assert_eq!(recent.latency_near(6), Some(80.0));
+    assert_eq!(recent.latency_near(1), Some(20.0));
+    let mut one = Recent::default();
+    one.finished(3, 40.0);
+    assert_eq!(one.latency_near(100), Some(40.0), "one kept: it is the estimate");
+    assert_eq!(Recent::default().latency_near(0), None);
+}
+
+/// The definition read literally: every kept request keyed by (distance
+/// of its in-flight count, latency), sorted, the nearer half taken, its
+/// latencies sorted and the lower middle read.
+fn nearest_half_median(kept: &[(u32, f64)], in_flight: u32) -> Option<f64> {
+    let mut by_distance: Vec<(u32, f64)> =
+        kept.iter().map(|&(rif, latency)| (rif.abs_diff(in_flight), latency)).collect();
+    by_distance.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    by_distance.truncate(kept.len().div_ceil(2));
+    let mut latencies: Vec<f64> = by_distance.iter().map(|&(_, latency)| latency).collect();
+    latencies.sort_by(f64::total_cmp);
+    latencies.get(latencies.len().saturating_sub(1) / 2).copied()
+}
+
+/// The estimate kept incrementally (sorted as requests finish, a walk
+/// outward from the count asked) equals the literal definition on every
+/// question, over many finished requests with few distinct counts and
+/// repeated latencies, so ties on both sides of the count are met.
+#[test]
+fn the_latency_estimate_kept_as_requests_finish_is_the_definitions() {
+    let mut rng = Rng::seed_from_u64(7);
+    let mut recent = Recent::default();
+    let mut kept: Vec<(u32, f64)> = Vec::new();
+    for finished in 0..2_000usize {
+        let rif = below(&mut rng, 9) as u32;
+        let latency = (below(&mut rng, 6) * 5) as f64;
+        recent.finished(rif, latency);
+        if kept.len() < RECENT {
+            kept.push((rif, latency));
+        } else {
+            kept[finished % RECENT] = (rif, latency);
+        }
+        for asked in 0..12 {
+            assert_eq!(
+                recent.latency_near(asked),
+                nearest_half_median(&kept, asked),
+                "after {} finished, asked at {asked}, kept {kept:?}",
+                finished + 1
+            );
+        }
+    }
 }
 
 /// Probes wait in queues of their own (due in the order sent) beside the
@@ -264,6 +308,66 @@ fn probes_and_replies_come_in_time_order_whatever_order_they_were_sent_in() {
         })
         .collect();
     assert_eq!(heard, [(7.0, 6.0), (12.0, 11.0), (14.0, 13.0)]);
+}
+
+/// Prequal probes "at `probe-rate` a query and after an idle time"
+/// (docs/model.md#prequal; the interval is lbsim's choice, `idle-probe-ms`):
+/// a copy that picked at 0, with 3 probes a pick and an idle interval of
+/// 100 ms, is woken idle at 100, 200 and 300 and probes 3 servers each
+/// time, as a pick would; a pick at 350 moves its next wake-up to 450, so
+/// nothing is sent at 400. Each probe costs its server 0.25 ms, so the
+/// servers' time spent counts the probes that reached them.
+#[test]
+fn an_idle_prequal_copy_probes_every_idle_interval_until_it_picks_again() {
+    use crate::balancer::prequal::Prequal;
+    use crate::balancer::{checks, Pool, PrequalSettings};
+    let settings = PrequalSettings {
+        probe_rtt_ms: 2.0,
+        probe_cost_ms: 0.25,
+        idle_probe_ms: 100.0,
+        ..PrequalSettings::PAPER
+    };
+    let pool = Pool { prequal: settings, ..checks::pool(&[1; 8]) };
+    let mut rules: Vec<Box<dyn Balancer>> = alloc::vec![Box::new(Prequal::new(&pool))];
+    let subscription = rules[0].subscribes();
+    assert!(subscription.wakes, "an idle interval above 0 asks for wake-ups");
+    let mut bus = Bus::new(subscription, 8, 1_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let mut rng = Rng::seed_from_u64(2);
+    let mut servers = Fixed { in_flight: 0, free: true, spent_ms: 0.0 };
+    let probes_reached = |servers: &Fixed| servers.spent_ms / 0.25;
+    bus.picked(0.0, 0, rules[0].as_mut(), &mut rng);
+    bus.deliver(99.0, &mut rules, &mut servers);
+    assert_eq!(probes_reached(&servers), 3.0, "the pick's own 3, nothing idle before 100");
+    bus.deliver(349.0, &mut rules, &mut servers);
+    assert_eq!(
+        probes_reached(&servers),
+        12.0,
+        "3 more at each of 100, 200 and 300 (reaching at 101, 201, 301)"
+    );
+    bus.picked(350.0, 0, rules[0].as_mut(), &mut rng);
+    bus.deliver(449.0, &mut rules, &mut servers);
+    assert_eq!(probes_reached(&servers), 15.0, "the pick at 350's 3; no wake-up at 400");
+    bus.deliver(451.0, &mut rules, &mut servers);
+    assert_eq!(probes_reached(&servers), 18.0, "idle again from 350: woken at 450");
+}
+
+/// With an idle interval of 0 a copy is never woken: probes come only
+/// with picks (and no bus machinery for wake-ups is asked for).
+#[test]
+fn an_idle_interval_of_zero_never_wakes_a_prequal_copy() {
+    use crate::balancer::prequal::Prequal;
+    use crate::balancer::{checks, Pool, PrequalSettings};
+    let settings = PrequalSettings { probe_cost_ms: 0.25, idle_probe_ms: 0.0, ..PrequalSettings::PAPER };
+    let pool = Pool { prequal: settings, ..checks::pool(&[1; 8]) };
+    let mut rules: Vec<Box<dyn Balancer>> = alloc::vec![Box::new(Prequal::new(&pool))];
+    let subscription = rules[0].subscribes();
+    assert!(!subscription.wakes);
+    let mut bus = Bus::new(subscription, 8, 10_000.0, Rng::seed_from_u64(1)).expect("subscribed");
+    let mut rng = Rng::seed_from_u64(2);
+    let mut servers = Fixed { in_flight: 0, free: true, spent_ms: 0.0 };
+    bus.picked(0.0, 0, rules[0].as_mut(), &mut rng);
+    bus.deliver(10_000.0, &mut rules, &mut servers);
+    assert_eq!(servers.spent_ms / 0.25, 3.0);
 }
 
 /// Two slots that the test's servers report.

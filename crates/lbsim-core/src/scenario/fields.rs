@@ -619,4 +619,13 @@ scenario! {
             "Prequal: delta in the reuse budget 1 + delta / ((1 - m/n) r_probe - r_remove)")
         applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
         config(Outside, Outside, Outside),
+    // Prequal's probing of an idle copy (docs/model.md#prequal).
+    /// Prequal: a copy that has neither picked nor probed for this long
+    /// probes as a pick would, in ms; 0: never (lbsim's choice: 1 s, the
+    /// max age, so an idle copy's pool is never all aged out).
+    idle_probe_ms: f64 = 1000.0, skip_default
+        => ("idle-probe-ms", Real, 0.0, 60_000.0, 10.0, Hashing, "Prequal: idle probing (ms)",
+            "Prequal: a copy idle this long probes as after a pick, ms (0: never)")
+        applies(|s| s.algorithms.contains(&AlgorithmId::Prequal))
+        config(Outside, Outside, Outside),
 }

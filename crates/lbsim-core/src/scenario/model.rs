@@ -46,6 +46,7 @@ impl Scenario {
                 max_age_ms: self.max_age_ms,
                 remove_rate: self.remove_rate,
                 reuse_delta: self.reuse_delta,
+                idle_probe_ms: self.idle_probe_ms,
             },
         }
     }
