@@ -33,8 +33,8 @@ pub use self::kinds::{CheckKind, Layer, LogKind, WorkFrom, WorkKind};
 use self::lookup::row;
 pub use self::lookup::{field_spec, FAILURE_KEYS, OLD_KEYS, PLACEMENT_KEYS, POOL_KEYS};
 pub use self::spec::{
-    name_problem, valid_name, Choice, FieldKind, Group, Spec, MAX_CLASSIC_COPIES, MAX_OUT_OF_BAND_REPORTS,
-    MAX_RING_POINTS, MAX_SEED,
+    name_problem, valid_name, Choice, FieldKind, Group, Spec, MAX_CLASSIC_COPIES, MAX_IDLE_WAKES,
+    MAX_OUT_OF_BAND_REPORTS, MAX_RING_POINTS, MAX_SEED,
 };
 
 impl Scenario {
@@ -95,37 +95,73 @@ impl Scenario {
         }
     }
 
-    /// Checks what depends on the run's span, known once its requests are
-    /// drawn or read (`horizon_ms`, the last arrival): out-of-band load
-    /// reports, one from every server to every copy a period, are at most
-    /// [`MAX_OUT_OF_BAND_REPORTS`] over the run.
-    pub fn check_span(&self, horizon_ms: f64) -> Result<(), ScenarioError> {
-        if !(self.learns_weights() && self.out_of_band) {
-            return Ok(());
+    /// Checks what depends on the run's requests, known once they are
+    /// drawn or read: the messages a run's span would make too many to
+    /// compute. Out-of-band load reports, one from every server to every
+    /// copy a period up to the last arrival, are at most
+    /// [`MAX_OUT_OF_BAND_REPORTS`]; Prequal's idle wake-ups, one each
+    /// `idle-probe-ms` of a copy's gaps between its requests, at most
+    /// [`MAX_IDLE_WAKES`].
+    pub fn check_span(&self, requests: &[crate::workload::Request]) -> Result<(), ScenarioError> {
+        let horizon_ms = requests.last().map_or(0.0, |r| r.arrival_ms);
+        if self.learns_weights() && self.out_of_band {
+            let listeners = f64::from(self.servers) * f64::from(self.balancers);
+            let reports = libm::floor(horizon_ms / f64::from(self.report_period)) * listeners;
+            if reports > MAX_OUT_OF_BAND_REPORTS {
+                let least = libm::ceil(horizon_ms * listeners / MAX_OUT_OF_BAND_REPORTS);
+                let what = format!(
+                    "out of band, each of its {} servers reports to each of its {} copies once a period, \
+                     {reports:.0} reports over its {:.1} s, and a run may deliver at most \
+                     {MAX_OUT_OF_BAND_REPORTS:.0}",
+                    self.servers,
+                    self.balancers,
+                    horizon_ms / 1000.0
+                );
+                let instead =
+                    "fewer servers, copies or requests, or reports with each response (out-of-band false)";
+                return Err(too_many(
+                    "report-period",
+                    &self.report_period.to_string(),
+                    least,
+                    instead,
+                    &what,
+                ));
+            }
         }
-        let listeners = f64::from(self.servers) * f64::from(self.balancers);
-        let reports = libm::floor(horizon_ms / f64::from(self.report_period)) * listeners;
-        if reports <= MAX_OUT_OF_BAND_REPORTS {
-            return Ok(());
+        if self.algorithms.contains(&AlgorithmId::Prequal) && self.idle_probe_ms > 0.0 {
+            let gaps = copy_gaps(requests, self.balancers);
+            let wakes = |idle: f64| gaps.iter().map(|gap| libm::floor(gap / idle)).sum::<f64>();
+            let woken = wakes(self.idle_probe_ms);
+            if woken > MAX_IDLE_WAKES {
+                let f = row("idle-probe-ms");
+                // The least interval that fits, a whole number of the
+                // field's steps: wake-ups only fall as it grows.
+                let (mut low, mut high) =
+                    (libm::floor(self.idle_probe_ms / f.step), libm::ceil(f.max / f.step));
+                while high - low > 1.0 {
+                    let mid = libm::floor((low + high) / 2.0);
+                    if wakes(mid * f.step) <= MAX_IDLE_WAKES {
+                        high = mid;
+                    } else {
+                        low = mid;
+                    }
+                }
+                let least = if wakes(high * f.step) <= MAX_IDLE_WAKES { high * f.step } else { f.max + 1.0 };
+                let what = format!(
+                    "a copy idle this long probes, and again each as long, {woken:.0} wake-ups over the run's \
+                     gaps, and a run may have at most {MAX_IDLE_WAKES:.0}"
+                );
+                let instead = "0 (no idle probing), fewer copies or requests, or a higher rate";
+                return Err(too_many(
+                    "idle-probe-ms",
+                    &self.get("idle-probe-ms").unwrap_or_default(),
+                    least,
+                    instead,
+                    &what,
+                ));
+            }
         }
-        let f = row("report-period");
-        let least = libm::ceil(horizon_ms * listeners / MAX_OUT_OF_BAND_REPORTS);
-        let instead = if least <= f.max {
-            format!("at least {least} ms for this run, or")
-        } else {
-            "for this run, none of its range:".to_string()
-        };
-        Err(ScenarioError {
-            allowed: format!(
-                "{instead} fewer servers, copies or requests, or reports with each response (out-of-band false): \
-                 out of band, each of its {} servers reports to each of its {} copies once a period, {reports:.0} \
-                 reports over its {:.1} s, and a run may deliver at most {MAX_OUT_OF_BAND_REPORTS:.0}",
-                self.servers,
-                self.balancers,
-                horizon_ms / 1000.0,
-            ),
-            ..f.error(&self.report_period.to_string())
-        })
+        Ok(())
     }
 
     /// Checks every field against the table and the fields against each
@@ -290,4 +326,30 @@ impl Scenario {
     pub fn uses(&self, key: &str) -> bool {
         field_spec(key).is_none_or(|f| f.applies(self))
     }
+}
+
+/// The gaps between the arrivals of each copy's requests, in ms.
+fn copy_gaps(requests: &[crate::workload::Request], copies: u32) -> Vec<f64> {
+    let mut last = alloc::vec![None::<f64>; copies as usize];
+    let mut gaps = Vec::new();
+    for r in requests {
+        if let Some(at) = last.get_mut(usize::from(r.copy)) {
+            if let Some(before) = at.replace(r.arrival_ms) {
+                gaps.push(r.arrival_ms - before);
+            }
+        }
+    }
+    gaps
+}
+
+/// A field whose value makes a run's messages too many: the least value
+/// that fits (above the field's range: none does), or what else would.
+fn too_many(key: &str, value: &str, least: f64, instead: &str, what: &str) -> ScenarioError {
+    let f = row(key);
+    let fits = if least <= f.max {
+        format!("at least {least} ms for this run, or {instead}")
+    } else {
+        format!("for this run, none of its range: {instead}")
+    };
+    ScenarioError { allowed: format!("{fits}: {what}"), ..f.error(value) }
 }
