@@ -300,7 +300,7 @@ impl Prepared {
         // Canonical order, once each, by picking (no sort code in the page).
         scenario.algorithms = scenario.rules();
         let workload = Workload::generate(&scenario);
-        scenario.check_span(&workload.requests)?;
+        scenario.check_span(workload.requests.iter().map(|r| (r.arrival_ms, r.copy)))?;
         let pool = scenario.pool();
         Ok(Prepared { scenario, workload, pool })
     }
@@ -325,7 +325,7 @@ impl Prepared {
         scenario.runnable()?;
         scenario.algorithms = scenario.rules();
         let workload = Workload::given(&scenario, &traffic.requests, traffic.classed);
-        scenario.check_span(&workload.requests)?;
+        scenario.check_span(workload.requests.iter().map(|r| (r.arrival_ms, r.copy)))?;
         let mut pool = scenario.pool();
         // Keys `user-k` are what the rules hash already; any other key is
         // hashed as the log wrote it.

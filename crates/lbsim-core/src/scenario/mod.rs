@@ -102,8 +102,14 @@ impl Scenario {
     /// [`MAX_OUT_OF_BAND_REPORTS`]; Prequal's idle wake-ups, one each
     /// `idle-probe-ms` of a copy's gaps between its requests, at most
     /// [`MAX_IDLE_WAKES`].
-    pub fn check_span(&self, requests: &[crate::workload::Request]) -> Result<(), ScenarioError> {
-        let horizon_ms = requests.last().map_or(0.0, |r| r.arrival_ms);
+    ///
+    /// `arrivals` are the requests' arrival times and balancer copies, in
+    /// time order.
+    pub fn check_span<A>(&self, arrivals: A) -> Result<(), ScenarioError>
+    where
+        A: Iterator<Item = (f64, u16)> + Clone,
+    {
+        let horizon_ms = arrivals.clone().last().map_or(0.0, |(at, _)| at);
         if self.learns_weights() && self.out_of_band {
             let listeners = f64::from(self.servers) * f64::from(self.balancers);
             let reports = libm::floor(horizon_ms / f64::from(self.report_period)) * listeners;
@@ -129,7 +135,7 @@ impl Scenario {
             }
         }
         if self.algorithms.contains(&AlgorithmId::Prequal) && self.idle_probe_ms > 0.0 {
-            let gaps = copy_gaps(requests, self.balancers);
+            let gaps = copy_gaps(arrivals, self.balancers);
             let wakes = |idle: f64| gaps.iter().map(|gap| libm::floor(gap / idle)).sum::<f64>();
             let woken = wakes(self.idle_probe_ms);
             if woken > MAX_IDLE_WAKES {
@@ -329,13 +335,13 @@ impl Scenario {
 }
 
 /// The gaps between the arrivals of each copy's requests, in ms.
-fn copy_gaps(requests: &[crate::workload::Request], copies: u32) -> Vec<f64> {
+fn copy_gaps(arrivals: impl Iterator<Item = (f64, u16)>, copies: u32) -> Vec<f64> {
     let mut last = alloc::vec![None::<f64>; copies as usize];
     let mut gaps = Vec::new();
-    for r in requests {
-        if let Some(at) = last.get_mut(usize::from(r.copy)) {
-            if let Some(before) = at.replace(r.arrival_ms) {
-                gaps.push(r.arrival_ms - before);
+    for (arrival_ms, copy) in arrivals {
+        if let Some(at) = last.get_mut(usize::from(copy)) {
+            if let Some(before) = at.replace(arrival_ms) {
+                gaps.push(arrival_ms - before);
             }
         }
     }
